@@ -1,0 +1,74 @@
+//! The cohort mean of several models' drift matrices and each model's deviation from it.
+
+use serde::Serialize;
+
+use crate::matrix::{DriftMatrix, Grid};
+use crate::{Error, Result};
+
+/// The cohort: which models entered, which did not and why, and the mean matrix.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Cohort {
+    /// Models that entered, in input order.
+    pub members: Vec<String>,
+    /// Models left out, with the reason.
+    pub excluded: Vec<(String, String)>,
+    /// `M̄_ij`: the mean over members of their seed-mean cells, defined only at cells every
+    /// member fills.
+    pub mean: Grid,
+}
+
+/// Builds the cohort of `models` (name, matrix). Only models with every seed in
+/// `expected_seeds` enter; all matrices must share slices and metric.
+pub fn cohort(models: &[(&str, &DriftMatrix)], expected_seeds: &[u64]) -> Result<Cohort> {
+    let Some((first_name, first)) = models.first() else {
+        return Err(Error::Invalid("a cohort needs at least one model".into()));
+    };
+    for (name, m) in models {
+        if m.slices() != first.slices() || m.metric() != first.metric() {
+            return Err(Error::Invalid(format!(
+                "model {name}: its slices or metric differ from model {first_name}'s"
+            )));
+        }
+    }
+    let mut members = Vec::new();
+    let mut excluded = Vec::new();
+    let mut means = Vec::new();
+    for (name, m) in models {
+        let missing: Vec<String> = expected_seeds
+            .iter()
+            .filter(|s| !m.seeds().contains(s))
+            .map(u64::to_string)
+            .collect();
+        if missing.is_empty() {
+            members.push(name.to_string());
+            means.push(m.mean());
+        } else {
+            excluded.push((
+                name.to_string(),
+                format!("missing seeds {}", missing.join(", ")),
+            ));
+        }
+    }
+    let k = first.k();
+    let mut mean = Grid::empty(k);
+    if !means.is_empty() {
+        for i in 0..k {
+            for j in 0..k {
+                let values: Option<Vec<f64>> = means.iter().map(|g| g.get(i, j)).collect();
+                if let Some(values) = values {
+                    mean.set(i, j, Some(values.iter().sum::<f64>() / values.len() as f64));
+                }
+            }
+        }
+    }
+    Ok(Cohort {
+        members,
+        excluded,
+        mean,
+    })
+}
+
+/// `Δ_ij = M_ij - M̄_ij` where both are filled.
+pub fn deviation(model: &Grid, cohort_mean: &Grid) -> Grid {
+    model.map(|i, j, v| cohort_mean.get(i, j).map(|c| v - c))
+}

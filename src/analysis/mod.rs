@@ -1,0 +1,80 @@
+//! Analyses of drift matrices (protocol.md §3): ID / future / decay overall and per
+//! cutoff, family averages, cohort means and deviations, forgetting curves, rankings, and
+//! the deterioration / adaptation scores of Agarwal & Nenkova with Wilcoxon tests.
+
+mod cohort;
+mod forgetting;
+mod ranking;
+mod robustness;
+mod temporal_effects;
+pub mod wilcoxon;
+
+pub use cohort::{Cohort, cohort, deviation};
+pub use forgetting::{ForgettingPoint, forgetting_curve, forgetting_over_seeds};
+pub use ranking::{Ranked, rank_by_decay, rank_by_future};
+pub use robustness::{
+    CutoffRow, FamilyRow, ModelCutoffs, Robustness, decay, default_family, family_averages,
+    per_cutoff, robustness, spread_cutoffs,
+};
+pub use temporal_effects::{
+    SalientCells, TemporalEffects, TemporalScore, differences, salient_cells, temporal_effects,
+};
+pub use wilcoxon::{Wilcoxon, wilcoxon};
+
+use serde::Serialize;
+
+use crate::matrix::DriftMatrix;
+use crate::metrics::Metric;
+
+/// Everything `drift summarize` prints about one model's drift matrix.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// The metric of the cells.
+    pub metric: Metric,
+    /// Slice labels, oldest first.
+    pub slices: Vec<String>,
+    /// Seeds, ascending.
+    pub seeds: Vec<u64>,
+    /// ID on the per-cell mean over seeds.
+    pub id: Option<f64>,
+    /// Future score on the per-cell mean over seeds.
+    pub future: Option<f64>,
+    /// Decay (positive = worse on the future).
+    pub decay: Option<f64>,
+    /// Per-cutoff figures on the seed mean.
+    pub per_cutoff: Vec<CutoffRow>,
+    /// Forgetting curve per seed, then mean and std over seeds.
+    pub forgetting: Vec<ForgettingPoint>,
+    /// Agarwal & Nenkova deterioration, consecutive.
+    pub deterioration_consecutive: TemporalScore,
+    /// Agarwal & Nenkova deterioration, anchor.
+    pub deterioration_anchor: TemporalScore,
+    /// Agarwal & Nenkova adaptation, consecutive.
+    pub adaptation_consecutive: TemporalScore,
+    /// Agarwal & Nenkova adaptation, anchor.
+    pub adaptation_anchor: TemporalScore,
+    /// The salient cells on the seed mean.
+    pub salient: SalientCells,
+}
+
+/// Summarises one model's drift matrix.
+pub fn summarize(matrix: &DriftMatrix) -> Summary {
+    let mean = matrix.mean();
+    let overall = robustness(&mean, matrix.direction());
+    let effects = temporal_effects(matrix);
+    Summary {
+        metric: matrix.metric(),
+        slices: matrix.slices().to_vec(),
+        seeds: matrix.seeds().to_vec(),
+        id: overall.id,
+        future: overall.future,
+        decay: overall.decay,
+        per_cutoff: per_cutoff(&mean, matrix.direction()),
+        forgetting: forgetting_over_seeds(matrix),
+        deterioration_consecutive: effects.deterioration_consecutive,
+        deterioration_anchor: effects.deterioration_anchor,
+        adaptation_consecutive: effects.adaptation_consecutive,
+        adaptation_anchor: effects.adaptation_anchor,
+        salient: salient_cells(&mean),
+    }
+}

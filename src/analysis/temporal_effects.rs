@@ -1,0 +1,121 @@
+//! The deterioration and adaptation scores of Agarwal & Nenkova (TACL 2022), each with a
+//! two-sided Wilcoxon signed-rank test, and the salient cells reported beside them.
+//!
+//! In drift-matrix terms `M_i^j` is cell `(i, j)`: trained on slice `i`, tested on `j`;
+//! `s = 0` is the first slice and `n = K - 1` the last. Differences involving an empty
+//! cell are skipped.
+//! - deterioration, consecutive: `M_i^j - M_i^{j-1}` for all `i` and `j > i + 1`;
+//! - deterioration, anchor: `M_i^j - M_i^{i+1}` for all `i` and `j > i + 1`;
+//! - adaptation, consecutive: `M_i^j - M_{i-1}^j` for all `j` and `s < i < j`;
+//! - adaptation, anchor: `M_i^j - M_s^j` for all `j` and `s < i < j`.
+//!
+//! A score is the mean raw difference (positive = the metric went up, whatever its
+//! direction), tested on the vector of differences. With 6 slices each vector has 10.
+
+use serde::Serialize;
+
+use super::wilcoxon::wilcoxon;
+use crate::matrix::{DriftMatrix, Grid};
+
+/// The four difference vectors of one grid, in the order of [`TemporalEffects`].
+pub fn differences(grid: &Grid) -> [Vec<f64>; 4] {
+    let k = grid.k();
+    let diff =
+        |a: (usize, usize), b: (usize, usize)| Some(grid.get(a.0, a.1)? - grid.get(b.0, b.1)?);
+    let mut out: [Vec<f64>; 4] = Default::default();
+    for i in 0..k {
+        for j in i + 2..k {
+            out[0].extend(diff((i, j), (i, j - 1)));
+            out[1].extend(diff((i, j), (i, i + 1)));
+        }
+    }
+    for j in 0..k {
+        for i in 1..j {
+            out[2].extend(diff((i, j), (i - 1, j)));
+            out[3].extend(diff((i, j), (0, j)));
+        }
+    }
+    out
+}
+
+/// One score with its test and its spread over seeds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct TemporalScore {
+    /// Mean difference on the seed-mean matrix; `None` without differences.
+    pub score: Option<f64>,
+    /// Two-sided Wilcoxon signed-rank p-value of those differences.
+    pub p_value: Option<f64>,
+    /// Number of differences.
+    pub n: usize,
+    /// Smallest score over seeds.
+    pub min: Option<f64>,
+    /// Largest score over seeds.
+    pub max: Option<f64>,
+}
+
+/// The four scores of one model.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct TemporalEffects {
+    /// `M_i^j - M_i^{j-1}`.
+    pub deterioration_consecutive: TemporalScore,
+    /// `M_i^j - M_i^{i+1}`.
+    pub deterioration_anchor: TemporalScore,
+    /// `M_i^j - M_{i-1}^j`.
+    pub adaptation_consecutive: TemporalScore,
+    /// `M_i^j - M_s^j`.
+    pub adaptation_anchor: TemporalScore,
+}
+
+fn mean(values: &[f64]) -> Option<f64> {
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+}
+
+/// The scores on the per-cell mean over seeds, with min and max over per-seed scores.
+pub fn temporal_effects(matrix: &DriftMatrix) -> TemporalEffects {
+    let on_mean = differences(&matrix.mean());
+    let per_seed: Vec<[Vec<f64>; 4]> = matrix.grids().iter().map(differences).collect();
+    let score = |k: usize| {
+        let seed_scores: Vec<f64> = per_seed.iter().filter_map(|d| mean(&d[k])).collect();
+        TemporalScore {
+            score: mean(&on_mean[k]),
+            p_value: wilcoxon(&on_mean[k]).map(|w| w.p_value),
+            n: on_mean[k].len(),
+            min: seed_scores.iter().copied().reduce(f64::min),
+            max: seed_scores.iter().copied().reduce(f64::max),
+        }
+    };
+    TemporalEffects {
+        deterioration_consecutive: score(0),
+        deterioration_anchor: score(1),
+        adaptation_consecutive: score(2),
+        adaptation_anchor: score(3),
+    }
+}
+
+/// The cells Agarwal & Nenkova report beside the scores.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SalientCells {
+    /// `M_s^{s+1}`: first model on the next slice.
+    pub first_on_next: Option<f64>,
+    /// `M_s^n`: first model on the last slice.
+    pub first_on_last: Option<f64>,
+    /// `M_{n-1}^n`: second-to-last model on the last slice.
+    pub penultimate_on_last: Option<f64>,
+}
+
+/// The salient cells of a grid (all `None` with fewer than 2 slices).
+pub fn salient_cells(grid: &Grid) -> SalientCells {
+    let k = grid.k();
+    if k < 2 {
+        return SalientCells {
+            first_on_next: None,
+            first_on_last: None,
+            penultimate_on_last: None,
+        };
+    }
+    SalientCells {
+        first_on_next: grid.get(0, 1),
+        first_on_last: grid.get(0, k - 1),
+        penultimate_on_last: grid.get(k - 2, k - 1),
+    }
+}

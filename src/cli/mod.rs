@@ -1,0 +1,66 @@
+//! The `drift` command line: one module and one function per subcommand. The binary in
+//! `src/main.rs` only parses arguments and prints errors.
+
+mod artifacts;
+mod presets;
+mod score;
+mod summarize;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::Result;
+
+/// Measure how models decay as their data drifts over time.
+///
+/// drift slices a time-stamped data set, trains one model per cutoff, scores every
+/// checkpoint on every slice, and analyses the resulting drift matrices. These commands
+/// check presets and artifacts and recompute numbers by hand.
+#[derive(Debug, Parser)]
+#[command(name = "drift", version, about, long_about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Summarise a long-form drift-matrix CSV.
+    ///
+    /// Prints ID (mean of the diagonal), future (mean above the diagonal), decay (positive
+    /// = worse on the future), the per-cutoff rows, the forgetting curve, and the
+    /// deterioration and adaptation scores of Agarwal & Nenkova with two-sided Wilcoxon
+    /// p-values.
+    Summarize(summarize::Args),
+    /// Compute one metric from a predictions CSV and print {"value": x}.
+    ///
+    /// Columns `label,score`: for classification metrics `score` is the predicted class
+    /// (an integer), for regression metrics the prediction, for macro-auc a real-valued
+    /// score of class 1 with labels 0/1. Columns `label_<c>,score_<c>` (one pair per
+    /// class) give multi-label data for macro-auc. An empty file gives {"value": null}.
+    Score(score::Args),
+    /// Check preset files.
+    #[command(subcommand)]
+    Presets(presets::Command),
+    /// Check artifact folders.
+    #[command(subcommand)]
+    Artifacts(artifacts::Command),
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Summarize(args) => summarize::run(args),
+        Command::Score(args) => score::run(args),
+        Command::Presets(command) => presets::run(command),
+        Command::Artifacts(command) => artifacts::run(command),
+    }
+}
+
+/// A number for tables: fixed precision, `-` when absent.
+fn cell(value: Option<f64>) -> String {
+    value.map_or_else(|| "-".to_string(), |v| format!("{v:.4}"))
+}

@@ -1,0 +1,191 @@
+//! `drift score`: one metric from a predictions CSV, for checking numbers by hand.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::metrics::{Metric, Predictions};
+use crate::{Error, Result};
+
+/// Arguments of `drift score`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The metric to compute.
+    #[arg(long, value_enum)]
+    pub metric: Metric,
+    /// CSV with columns label,score or label_<c>,score_<c> per class.
+    pub predictions: PathBuf,
+}
+
+/// Runs `drift score`.
+pub fn run(args: Args) -> Result<ExitCode> {
+    let value = score_file(&args.predictions, args.metric)?;
+    println!("{}", serde_json::json!({ "value": value }));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The parsed columns of a predictions file.
+struct Table {
+    header: Vec<String>,
+    rows: Vec<(u64, Vec<String>)>,
+}
+
+fn read(path: &Path) -> Result<Table> {
+    let err = |line: u64, message: String| Error::Csv {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut csv = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_reader(file);
+    let header: Vec<String> = csv
+        .headers()
+        .map_err(|e| err(1, e.to_string()))?
+        .iter()
+        .map(String::from)
+        .collect();
+    let mut rows = Vec::new();
+    for record in csv.records() {
+        let record = record.map_err(|e| {
+            let line = e.position().map_or(0, |p| p.line());
+            err(line, e.to_string())
+        })?;
+        let line = record.position().map_or(0, |p| p.line());
+        rows.push((line, record.iter().map(String::from).collect()));
+    }
+    Ok(Table { header, rows })
+}
+
+/// Computes `metric` from a predictions CSV file.
+pub fn score_file(path: &Path, metric: Metric) -> Result<Option<f64>> {
+    let table = read(path)?;
+    let err = |line: u64, message: String| Error::Csv {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    let column = |name: &str| table.header.iter().position(|h| h == name);
+    let numbers = |c: usize| -> Result<Vec<f64>> {
+        table
+            .rows
+            .iter()
+            .map(|(line, r)| {
+                r[c].parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .ok_or_else(|| {
+                        err(
+                            *line,
+                            format!(
+                                "{}: expected a finite number, got {:?}",
+                                table.header[c], r[c]
+                            ),
+                        )
+                    })
+            })
+            .collect()
+    };
+    let classes = |c: usize| -> Result<Vec<u32>> {
+        table
+            .rows
+            .iter()
+            .map(|(line, r)| {
+                r[c].parse::<u32>().map_err(|_| {
+                    err(
+                        *line,
+                        format!(
+                            "{}: expected a class id (a non-negative integer), got {:?}",
+                            table.header[c], r[c]
+                        ),
+                    )
+                })
+            })
+            .collect()
+    };
+    let binary = |c: usize| -> Result<Vec<bool>> {
+        table
+            .rows
+            .iter()
+            .map(|(line, r)| match r[c].as_str() {
+                "0" => Ok(false),
+                "1" => Ok(true),
+                other => Err(err(
+                    *line,
+                    format!("{}: expected 0 or 1, got {other:?}", table.header[c]),
+                )),
+            })
+            .collect()
+    };
+
+    if let (Some(l), Some(s)) = (column("label"), column("score")) {
+        return match metric {
+            m if m.is_regression() => {
+                let (targets, predicted) = (numbers(l)?, numbers(s)?);
+                m.compute(&Predictions::Values {
+                    targets: &targets,
+                    predicted: &predicted,
+                })
+            }
+            Metric::MacroAuc => {
+                let (labels, scores) = (binary(l)?, numbers(s)?);
+                metric.compute(&Predictions::Scores {
+                    labels: &labels,
+                    scores: &scores,
+                })
+            }
+            m => {
+                let (labels, predicted) = (classes(l)?, classes(s)?);
+                m.compute(&Predictions::Classes {
+                    labels: &labels,
+                    predicted: &predicted,
+                })
+            }
+        };
+    }
+
+    let label_columns: Vec<(usize, &str)> = table
+        .header
+        .iter()
+        .enumerate()
+        .filter_map(|(c, h)| h.strip_prefix("label_").map(|class| (c, class)))
+        .collect();
+    if label_columns.is_empty() {
+        return Err(err(
+            1,
+            format!(
+                "expected columns label,score or label_<c>,score_<c>, found {}",
+                table.header.join(",")
+            ),
+        ));
+    }
+    if metric != Metric::MacroAuc {
+        return Err(err(
+            1,
+            format!(
+                "label_<c>,score_<c> columns are multi-label data, which only macro-auc uses, not {metric}"
+            ),
+        ));
+    }
+    let mut pairs = Vec::new();
+    for &(c, class) in &label_columns {
+        let s = column(&format!("score_{class}"))
+            .ok_or_else(|| err(1, format!("label_{class} has no score_{class} column")))?;
+        pairs.push((binary(c)?, numbers(s)?));
+    }
+    let n_classes = pairs.len();
+    let rows = table.rows.len();
+    let mut labels = Vec::with_capacity(rows * n_classes);
+    let mut scores = Vec::with_capacity(rows * n_classes);
+    for r in 0..rows {
+        for (l, s) in &pairs {
+            labels.push(l[r]);
+            scores.push(s[r]);
+        }
+    }
+    metric.compute(&Predictions::MultiLabel {
+        classes: n_classes,
+        labels: &labels,
+        scores: &scores,
+    })
+}

@@ -1,0 +1,38 @@
+//! `drift` measures how machine-learning models decay as their data drifts over time.
+//!
+//! The crate follows the flow of a temporal-drift study, one module per stage:
+//!
+//! 1. [`slices`]: time-stamped rows are cut into time slices, each slice is split once into
+//!    train and test, and a training [`slices::Regime`] says which slices each model sees.
+//! 2. [`metrics`]: one scalar per (model, evaluation slice) from predictions.
+//! 3. [`matrix`]: the K×K drift matrix of one model, one grid per seed.
+//! 4. [`analysis`]: in-distribution / future / decay scores, cohorts, forgetting curves,
+//!    rankings and the deterioration / adaptation scores of Agarwal & Nenkova (TACL 2022).
+//! 5. [`preset`]: the checked TOML description of an experiment.
+//! 6. [`artifacts`]: one folder per (preset, model, seed) run with the matrix and its
+//!    provenance, written atomically and loaded only after every check passes.
+//!
+//! Training and evaluation on libtorch live behind the `torch` cargo feature.
+#![deny(missing_docs)]
+
+pub mod analysis;
+pub mod artifacts;
+pub mod cli;
+mod error;
+pub mod matrix;
+pub mod metrics;
+pub mod preset;
+pub mod slices;
+
+pub use error::{Error, Result};
+pub use matrix::{DriftMatrix, Grid};
+pub use metrics::{Direction, Metric};
+
+/// Lower-case hex of a SHA-256 digest of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

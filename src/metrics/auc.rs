@@ -1,0 +1,68 @@
+//! ROC AUC with ties counted as one half (as scikit-learn's `roc_auc_score`), per class
+//! and macro-averaged over the classes where it is defined.
+
+use super::{check_finite, check_len};
+use crate::{Error, Result};
+
+/// ROC AUC of `scores` for binary `labels`: the probability that a random positive scores
+/// above a random negative, ties counting one half. `None` unless both classes appear.
+///
+/// Computed as the Mann-Whitney U statistic from mid-ranks, which equals the area under
+/// the ROC curve with tied scores as one threshold.
+pub fn roc_auc(labels: &[bool], scores: &[f64]) -> Result<Option<f64>> {
+    check_len(labels.len(), scores.len())?;
+    check_finite(scores, "score")?;
+    let positives = labels.iter().filter(|&&l| l).count();
+    let negatives = labels.len() - positives;
+    if positives == 0 || negatives == 0 {
+        return Ok(None);
+    }
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    order.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
+    // Sum of the doubled mid-ranks of the positives; doubled ranks are integers.
+    let mut doubled_rank_sum: u128 = 0;
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && scores[order[end]] == scores[order[start]] {
+            end += 1;
+        }
+        // Ranks start + 1 ..= end, mid-rank (start + 1 + end) / 2.
+        let doubled_mid = (start + 1 + end) as u128;
+        let tied_positives = order[start..end].iter().filter(|&&r| labels[r]).count();
+        doubled_rank_sum += doubled_mid * tied_positives as u128;
+        start = end;
+    }
+    let p = positives as u128;
+    let doubled_u = doubled_rank_sum - p * (p + 1);
+    Ok(Some(doubled_u as f64 / (2 * positives * negatives) as f64))
+}
+
+/// ROC AUC of each column of a row-major `rows x classes` multi-label matrix; `None` for a
+/// column without both positives and negatives.
+pub fn per_class_auc(classes: usize, labels: &[bool], scores: &[f64]) -> Result<Vec<Option<f64>>> {
+    check_len(labels.len(), scores.len())?;
+    if classes == 0 || !labels.len().is_multiple_of(classes) {
+        return Err(Error::Invalid(format!(
+            "{} multi-label values do not form rows of {classes} classes",
+            labels.len()
+        )));
+    }
+    (0..classes)
+        .map(|c| {
+            let column_labels: Vec<bool> =
+                labels.iter().skip(c).step_by(classes).copied().collect();
+            let column_scores: Vec<f64> = scores.iter().skip(c).step_by(classes).copied().collect();
+            roc_auc(&column_labels, &column_scores)
+        })
+        .collect()
+}
+
+/// Mean of [`per_class_auc`] over the classes where it is defined; `None` if none is.
+pub fn macro_auc(classes: usize, labels: &[bool], scores: &[f64]) -> Result<Option<f64>> {
+    let defined: Vec<f64> = per_class_auc(classes, labels, scores)?
+        .into_iter()
+        .flatten()
+        .collect();
+    Ok((!defined.is_empty()).then(|| defined.iter().sum::<f64>() / defined.len() as f64))
+}

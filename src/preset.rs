@@ -1,0 +1,539 @@
+//! Presets: the TOML description of one experiment (data, slicing, split, regime, models,
+//! seeds, optimiser and metric), checked into a typed [`Preset`] before any work starts.
+//!
+//! Every error names the file and the field path, e.g.
+//! `presets/x.toml: models[2].epochs: expected a positive integer, got 0`. A preset's
+//! content hash is the SHA-256 of its canonical JSON form (the checked [`Preset`]
+//! serialised with fields in declaration order), so comments and layout do not change it.
+//! See `presets/README.md` for every field.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::metrics::Metric;
+use crate::slices::{Regime, Scheme, SlicingConfig, SplitConfig, Stratify, Timestamp};
+use crate::{Error, Result};
+
+/// The only schema version this crate reads.
+pub const SCHEMA: u32 = 1;
+
+/// Where a preset's rows come from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DataSpec {
+    /// A named data source (e.g. `synthetic-portraits`, `sotu`).
+    Source(String),
+    /// A file or folder in one of the supported formats.
+    Path(PathBuf),
+}
+
+/// The optimiser.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Optimizer {
+    /// Adam.
+    Adam,
+    /// AdamW (decoupled weight decay).
+    Adamw,
+}
+
+/// The training loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Loss {
+    /// Softmax cross-entropy over class logits.
+    CrossEntropy,
+    /// BCE with logits, `pos_weight_c = neg_c / pos_c` (multi-label).
+    WeightedBce,
+    /// MSE weighted by `w_r = n / n_r` per target value (regression).
+    WeightedMse,
+}
+
+impl Loss {
+    /// Whether a model trained with this loss yields what `metric` is computed from.
+    pub fn supports(self, metric: Metric) -> bool {
+        match self {
+            Loss::CrossEntropy => !metric.is_regression(),
+            Loss::WeightedBce => metric == Metric::MacroAuc,
+            Loss::WeightedMse => metric.is_regression(),
+        }
+    }
+}
+
+/// Optimiser and schedule of one model.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TrainConfig {
+    /// The optimiser.
+    pub optimizer: Optimizer,
+    /// Learning rate.
+    pub learning_rate: f64,
+    /// Weight decay (0 for none).
+    pub weight_decay: f64,
+    /// Gradient-norm clipping threshold, if any.
+    pub grad_clip: Option<f64>,
+    /// Mini-batch size.
+    pub batch_size: u64,
+    /// Fixed number of epochs; the final checkpoint is kept.
+    pub epochs: u64,
+    /// The loss.
+    pub loss: Loss,
+}
+
+/// One model of a preset with its resolved training settings.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModelSpec {
+    /// Registry key, e.g. `cnn_s`.
+    pub key: String,
+    /// Family for averages (defaults to the key without its `_s/_m/_l` suffix).
+    pub family: String,
+    /// The preset's `[train]` with this model's overrides applied.
+    pub train: TrainConfig,
+}
+
+/// A checked preset.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Preset {
+    /// Schema version ([`SCHEMA`]).
+    pub schema: u32,
+    /// Name, also the artifact folder name.
+    pub name: String,
+    /// One-line description.
+    pub description: Option<String>,
+    /// The data.
+    pub data: DataSpec,
+    /// How the timeline is cut.
+    pub slicing: SlicingConfig,
+    /// How each slice is split.
+    pub split: SplitConfig,
+    /// Down-sample every slice to the smallest one before splitting.
+    pub downsample: bool,
+    /// Which slices each cutoff trains on.
+    pub regime: Regime,
+    /// Training seeds.
+    pub seeds: Vec<u64>,
+    /// The metric of every cell.
+    pub metric: Metric,
+    /// The models, in preset order.
+    pub models: Vec<ModelSpec>,
+}
+
+/// A preset with where it came from and its content hash.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedPreset {
+    /// The checked preset.
+    pub preset: Preset,
+    /// The file it was read from.
+    pub path: PathBuf,
+    /// SHA-256 (hex) of the canonical JSON of `preset`.
+    pub sha256: String,
+}
+
+impl Preset {
+    /// Reads and checks a preset file.
+    pub fn load(path: &Path) -> Result<LoadedPreset> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let preset = Self::parse(&text).map_err(|message| Error::Preset {
+            path: path.to_path_buf(),
+            message,
+        })?;
+        let sha256 = preset.content_hash();
+        Ok(LoadedPreset {
+            preset,
+            path: path.to_path_buf(),
+            sha256,
+        })
+    }
+
+    /// Parses and checks preset text; the error is `field.path: problem`.
+    pub fn parse(text: &str) -> Result<Preset, String> {
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            let message = e.message().trim_end().to_string();
+            match e.span() {
+                Some(span) => {
+                    let line = text[..span.start].matches('\n').count() + 1;
+                    format!("line {line}: {message}")
+                }
+                None => message,
+            }
+        })?;
+        let raw: RawPreset =
+            serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+                let path = e.path().to_string();
+                let message = e.into_inner().message().trim_end().to_string();
+                if path == "." {
+                    message
+                } else {
+                    format!("{path}: {message}")
+                }
+            })?;
+        raw.check()
+    }
+
+    /// SHA-256 (hex) of the canonical JSON form.
+    pub fn content_hash(&self) -> String {
+        crate::sha256_hex(&serde_json::to_vec(self).expect("a preset serialises"))
+    }
+}
+
+/// Every `*.toml` file directly in `dir`, sorted by name.
+pub fn preset_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|e| Error::io(dir, e))?.path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+// ---- the file format -------------------------------------------------------------------
+
+/// Reads any TOML value, then checks it with `check`, so the message says what was
+/// expected in plain words rather than in serde's type names.
+fn expect<'de, D, T>(
+    d: D,
+    what: &str,
+    check: impl Fn(&toml::Value) -> Option<T>,
+) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let value = toml::Value::deserialize(d)?;
+    check(&value).ok_or_else(|| {
+        let got = match &value {
+            toml::Value::String(s) => format!("{s:?}"),
+            toml::Value::Table(_) => "a table".into(),
+            toml::Value::Array(_) => "an array".into(),
+            other => other.to_string(),
+        };
+        serde::de::Error::custom(format!("expected {what}, got {got}"))
+    })
+}
+
+macro_rules! checked_value {
+    ($name:ident, $inner:ty, $what:literal, $check:expr) => {
+        #[derive(Clone, Copy, Debug)]
+        struct $name($inner);
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                expect(d, $what, $check).map($name)
+            }
+        }
+    };
+}
+
+checked_value!(PositiveInt, u64, "a positive integer", |v| v
+    .as_integer()
+    .filter(|&i| i > 0)
+    .map(|i| i as u64));
+checked_value!(NonNegativeInt, u64, "a non-negative integer", |v| v
+    .as_integer()
+    .filter(|&i| i >= 0)
+    .map(|i| i as u64));
+checked_value!(PositiveNumber, f64, "a positive number", |v| number(v)
+    .filter(|&x| x > 0.0 && x.is_finite()));
+checked_value!(NonNegativeNumber, f64, "a non-negative number", |v| number(
+    v
+)
+.filter(|&x| x >= 0.0 && x.is_finite()));
+checked_value!(Fraction, f64, "a number strictly between 0 and 1", |v| {
+    number(v).filter(|&x| x > 0.0 && x < 1.0)
+});
+checked_value!(
+    Date,
+    Timestamp,
+    "a date: a year such as 1905 or a string \"YYYY\", \"YYYY-MM\" or \"YYYY-MM-DD\"",
+    |v| match v {
+        toml::Value::Integer(y) => i32::try_from(*y)
+            .ok()
+            .and_then(|y| Timestamp::from_year(y).ok()),
+        toml::Value::String(s) => Timestamp::parse(s).ok(),
+        _ => None,
+    }
+);
+
+fn number(v: &toml::Value) -> Option<f64> {
+    v.as_float().or_else(|| v.as_integer().map(|i| i as f64))
+}
+
+/// A name used as a folder or registry key: lower-case letters, digits, `_` and `-`,
+/// starting with a letter or digit.
+fn identifier(v: &toml::Value) -> Option<String> {
+    let s = v.as_str()?;
+    let ok = s
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
+    ok.then(|| s.to_string())
+}
+
+#[derive(Clone, Debug)]
+struct Identifier(String);
+impl<'de> Deserialize<'de> for Identifier {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        expect(
+            d,
+            "a name of lower-case letters, digits, '_' and '-'",
+            identifier,
+        )
+        .map(Identifier)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPreset {
+    schema: NonNegativeInt,
+    name: Identifier,
+    description: Option<String>,
+    seeds: Vec<NonNegativeInt>,
+    metric: Metric,
+    data: RawData,
+    slicing: RawSlicing,
+    #[serde(default)]
+    split: RawSplit,
+    regime: RawRegime,
+    train: RawTrain,
+    models: Vec<RawModel>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawData {
+    source: Option<Identifier>,
+    path: Option<String>,
+}
+
+#[derive(Deserialize, PartialEq, Clone, Copy)]
+#[serde(rename_all = "kebab-case")]
+enum SchemeName {
+    Yearly,
+    HalfYearly,
+    Quarterly,
+    Decade,
+    Edges,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSlicing {
+    scheme: SchemeName,
+    edges: Option<Vec<Date>>,
+    start: Option<Date>,
+    end: Option<Date>,
+    min_rows: Option<PositiveInt>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawSplit {
+    train_fraction: Option<Fraction>,
+    seed: Option<NonNegativeInt>,
+    stratify: Option<StratifyName>,
+    #[serde(default)]
+    downsample: bool,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "kebab-case")]
+enum StratifyName {
+    Auto,
+    Never,
+}
+
+#[derive(Deserialize, PartialEq, Clone, Copy)]
+#[serde(rename_all = "kebab-case")]
+enum RegimeName {
+    Cumulative,
+    Single,
+    Window,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRegime {
+    kind: RegimeName,
+    window: Option<PositiveInt>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTrain {
+    optimizer: Optimizer,
+    learning_rate: PositiveNumber,
+    weight_decay: Option<NonNegativeNumber>,
+    grad_clip: Option<PositiveNumber>,
+    batch_size: PositiveInt,
+    epochs: PositiveInt,
+    loss: Loss,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawModel {
+    key: Identifier,
+    family: Option<Identifier>,
+    learning_rate: Option<PositiveNumber>,
+    weight_decay: Option<NonNegativeNumber>,
+    batch_size: Option<PositiveInt>,
+    epochs: Option<PositiveInt>,
+}
+
+impl RawPreset {
+    /// The checks that span fields, after every field has the right type.
+    fn check(self) -> Result<Preset, String> {
+        if self.schema.0 != u64::from(SCHEMA) {
+            return Err(format!(
+                "schema: this version of drift reads schema {SCHEMA}, not {}",
+                self.schema.0
+            ));
+        }
+        let data = match (self.data.source, self.data.path) {
+            (Some(source), None) => DataSpec::Source(source.0),
+            (None, Some(path)) if !path.is_empty() => DataSpec::Path(path.into()),
+            (None, Some(_)) => return Err("data.path: must not be empty".into()),
+            _ => return Err("data: give exactly one of source and path".into()),
+        };
+
+        let s = self.slicing;
+        let scheme = match (s.scheme, s.edges) {
+            (SchemeName::Edges, Some(edges)) => {
+                let edges: Vec<Timestamp> = edges.into_iter().map(|d| d.0).collect();
+                if edges.is_empty() {
+                    return Err("slicing.edges: needs at least one edge".into());
+                }
+                if let Some(k) = (1..edges.len()).find(|&k| edges[k] <= edges[k - 1]) {
+                    return Err(format!(
+                        "slicing.edges[{k}]: {} is not after {}: edges must increase",
+                        edges[k],
+                        edges[k - 1]
+                    ));
+                }
+                Scheme::Edges(edges)
+            }
+            (SchemeName::Edges, None) => {
+                return Err("slicing.edges: required when slicing.scheme = \"edges\"".into());
+            }
+            (_, Some(_)) => {
+                return Err("slicing.edges: only allowed when slicing.scheme = \"edges\"".into());
+            }
+            (SchemeName::Yearly, None) => Scheme::Yearly,
+            (SchemeName::HalfYearly, None) => Scheme::HalfYearly,
+            (SchemeName::Quarterly, None) => Scheme::Quarterly,
+            (SchemeName::Decade, None) => Scheme::Decade,
+        };
+        if let (Some(start), Some(end)) = (s.start, s.end)
+            && end.0 <= start.0
+        {
+            return Err(format!(
+                "slicing.end: {} is not after slicing.start {}",
+                end.0, start.0
+            ));
+        }
+        let slicing = SlicingConfig {
+            scheme,
+            start: s.start.map(|d| d.0),
+            end: s.end.map(|d| d.0),
+            min_rows: s.min_rows.map_or(1, |n| n.0 as usize),
+        };
+
+        let split = SplitConfig {
+            train_fraction: self.split.train_fraction.map_or(0.7, |f| f.0),
+            seed: self.split.seed.map_or(0, |s| s.0),
+            stratify: match self.split.stratify {
+                None | Some(StratifyName::Auto) => Stratify::Auto,
+                Some(StratifyName::Never) => Stratify::Never,
+            },
+        };
+
+        let regime = match (self.regime.kind, self.regime.window) {
+            (RegimeName::Window, Some(w)) => Regime::Window(w.0 as usize),
+            (RegimeName::Window, None) => {
+                return Err("regime.window: required when regime.kind = \"window\"".into());
+            }
+            (_, Some(_)) => {
+                return Err("regime.window: only allowed when regime.kind = \"window\"".into());
+            }
+            (RegimeName::Cumulative, None) => Regime::Cumulative,
+            (RegimeName::Single, None) => Regime::Single,
+        };
+
+        if self.seeds.is_empty() {
+            return Err("seeds: needs at least one seed".into());
+        }
+        let seeds: Vec<u64> = self.seeds.iter().map(|s| s.0).collect();
+        if let Some(k) = (1..seeds.len()).find(|&k| seeds[..k].contains(&seeds[k])) {
+            return Err(format!("seeds[{k}]: seed {} appears twice", seeds[k]));
+        }
+
+        let t = self.train;
+        if !t.loss.supports(self.metric) {
+            return Err(format!(
+                "metric: {} cannot be computed from a model trained with train.loss = {:?}",
+                self.metric,
+                serde_json::to_value(t.loss).expect("a loss serialises")
+            ));
+        }
+        let base = TrainConfig {
+            optimizer: t.optimizer,
+            learning_rate: t.learning_rate.0,
+            weight_decay: t.weight_decay.map_or(0.0, |w| w.0),
+            grad_clip: t.grad_clip.map(|g| g.0),
+            batch_size: t.batch_size.0,
+            epochs: t.epochs.0,
+            loss: t.loss,
+        };
+
+        if self.models.is_empty() {
+            return Err("models: needs at least one [[models]] entry".into());
+        }
+        let mut models: Vec<ModelSpec> = Vec::new();
+        for (k, m) in self.models.into_iter().enumerate() {
+            if models.iter().any(|other| other.key == m.key.0) {
+                return Err(format!("models[{k}].key: model {} appears twice", m.key.0));
+            }
+            let family = m.family.map_or_else(
+                || crate::analysis::default_family(&m.key.0).to_string(),
+                |f| f.0,
+            );
+            let mut train = base.clone();
+            if let Some(v) = m.learning_rate {
+                train.learning_rate = v.0;
+            }
+            if let Some(v) = m.weight_decay {
+                train.weight_decay = v.0;
+            }
+            if let Some(v) = m.batch_size {
+                train.batch_size = v.0;
+            }
+            if let Some(v) = m.epochs {
+                train.epochs = v.0;
+            }
+            models.push(ModelSpec {
+                key: m.key.0,
+                family,
+                train,
+            });
+        }
+
+        Ok(Preset {
+            schema: SCHEMA,
+            name: self.name.0,
+            description: self.description,
+            data,
+            slicing,
+            split,
+            downsample: self.split.downsample,
+            regime,
+            seeds,
+            metric: self.metric,
+            models,
+        })
+    }
+}
