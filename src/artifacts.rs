@@ -391,10 +391,10 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
         texts.insert(name, text);
     }
 
-    let provenance: Provenance = serde_json::from_str(&texts[RUN_JSON])
-        .map_err(|e| fail(RUN_JSON, format!("line {}: {e}", e.line())))?;
-    let matrix: MatrixFile = serde_json::from_str(&texts[MATRIX_JSON])
-        .map_err(|e| fail(MATRIX_JSON, format!("line {}: {e}", e.line())))?;
+    let provenance: Provenance =
+        serde_json::from_str(&texts[RUN_JSON]).map_err(|e| fail(RUN_JSON, json_error(&e)))?;
+    let matrix: MatrixFile =
+        serde_json::from_str(&texts[MATRIX_JSON]).map_err(|e| fail(MATRIX_JSON, json_error(&e)))?;
     let grid =
         Grid::from_rows(&matrix.cells).map_err(|e| fail(MATRIX_JSON, format!("cells: {e}")))?;
     let run = RunArtifact {
@@ -454,14 +454,22 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
     Ok(run)
 }
 
+/// `line L column C: problem`, without the position serde_json appends to its message.
+fn json_error(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let problem = message.strip_suffix(&suffix).unwrap_or(&message);
+    format!("line {} column {}: {problem}", e.line(), e.column())
+}
+
 /// Says how a file whose hash does not match was damaged.
 fn damage(name: &str, bytes: &[u8], actual: &str, recorded: &str) -> String {
-    let truncated = if name.ends_with(".json") {
-        serde_json::from_slice::<serde_json::Value>(bytes).is_err_and(|e| e.is_eof())
-    } else {
-        !bytes.ends_with(b"\n")
-    };
-    if bytes.is_empty() || truncated {
+    // Every file this crate writes ends with a newline, so a JSON file cut just before
+    // it still parses; one cut anywhere else ends early.
+    let truncated = !bytes.ends_with(b"\n")
+        || (name.ends_with(".json")
+            && serde_json::from_slice::<serde_json::Value>(bytes).is_err_and(|e| e.is_eof()));
+    if truncated {
         format!(
             "truncated ({} bytes): its sha256 {actual} is not the {recorded} recorded in {SUMS}",
             bytes.len()

@@ -192,13 +192,15 @@ pub fn timeline_order(labels: &[String]) -> Vec<String> {
             unique.push(l.clone());
         }
     }
-    if let Ok(mut numbers) = unique
+    if let Ok(numbers) = unique
         .iter()
         .map(|l| l.parse::<i64>())
         .collect::<Result<Vec<_>, _>>()
     {
-        numbers.sort_unstable();
-        return numbers.iter().map(i64::to_string).collect();
+        // Keep each label's own spelling ("01" stays "01"): the caller looks them up.
+        let mut keyed: Vec<_> = numbers.into_iter().zip(unique).collect();
+        keyed.sort();
+        return keyed.into_iter().map(|(_, l)| l).collect();
     }
     let starts: Option<Vec<_>> = unique
         .iter()
@@ -335,7 +337,8 @@ pub fn parse_long_csv(
     Ok(matrix)
 }
 
-fn csv_error_message(e: &csv::Error) -> String {
+/// A CSV reader error in words; a row of the wrong length is compared with the header.
+pub(crate) fn csv_error_message(e: &csv::Error) -> String {
     match e.kind() {
         csv::ErrorKind::UnequalLengths {
             expected_len, len, ..

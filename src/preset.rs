@@ -475,7 +475,7 @@ impl RawPreset {
         let t = self.train;
         if !t.loss.supports(self.metric) {
             return Err(format!(
-                "metric: {} cannot be computed from a model trained with train.loss = {:?}",
+                "metric: {} cannot be computed from a model trained with train.loss = {}",
                 self.metric,
                 serde_json::to_value(t.loss).expect("a loss serialises")
             ));

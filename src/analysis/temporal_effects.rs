@@ -78,7 +78,7 @@ pub fn temporal_effects(matrix: &DriftMatrix) -> TemporalEffects {
         let seed_scores: Vec<f64> = per_seed.iter().filter_map(|d| mean(&d[k])).collect();
         TemporalScore {
             score: mean(&on_mean[k]),
-            p_value: wilcoxon(&on_mean[k]).map(|w| w.p_value),
+            p_value: wilcoxon(&on_mean[k]).and_then(|w| w.p_value),
             n: on_mean[k].len(),
             min: seed_scores.iter().copied().reduce(f64::min),
             max: seed_scores.iter().copied().reduce(f64::max),

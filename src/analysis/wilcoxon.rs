@@ -24,12 +24,12 @@ use serde::Serialize;
 pub struct Wilcoxon {
     /// `min(r+, r-)`.
     pub statistic: f64,
-    /// The two-sided p-value.
-    pub p_value: f64,
+    /// The two-sided p-value; `None` where scipy gives NaN (every difference zero and
+    /// `n > 13`, so the normal approximation divides 0 by 0).
+    pub p_value: Option<f64>,
 }
 
-/// Runs the test; `None` where scipy returns NaN (no differences, or all zero with
-/// `n > 13`). Differences must be finite.
+/// Runs the test; `None` without differences. Differences must be finite.
 pub fn wilcoxon(differences: &[f64]) -> Option<Wilcoxon> {
     let n = differences.len();
     if n == 0 {
@@ -50,11 +50,11 @@ pub fn wilcoxon(differences: &[f64]) -> Option<Wilcoxon> {
     let statistic = doubled_r_plus.min(doubled_total - doubled_r_plus) as f64 / 2.0;
 
     let p_value = if n > 50 || ((has_ties || has_zeros) && n > 13) {
-        normal_p(doubled_r_plus, m, &tie_sizes)?
+        normal_p(doubled_r_plus, m, &tie_sizes)
     } else if !(has_ties || has_zeros) {
-        exact_p(doubled_r_plus / 2, m as usize)
+        Some(exact_p(doubled_r_plus / 2, m as usize))
     } else {
-        permutation_p(doubled_r_plus, &doubled_ranks)
+        Some(permutation_p(doubled_r_plus, &doubled_ranks))
     };
     Some(Wilcoxon { statistic, p_value })
 }
@@ -157,10 +157,10 @@ mod tests {
         // All positive, n = 5, exact: P(R >= 15) = 1/32, two-sided 1/16.
         let w = wilcoxon(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
         assert_eq!(w.statistic, 0.0);
-        assert!((w.p_value - 0.0625).abs() < 1e-15);
+        assert!((w.p_value.unwrap() - 0.0625).abs() < 1e-15);
         // All zero with n <= 13: every assignment ties the observed sum.
-        assert_eq!(wilcoxon(&[0.0; 5]).unwrap().p_value, 1.0);
-        assert_eq!(wilcoxon(&[0.0; 20]), None);
+        assert_eq!(wilcoxon(&[0.0; 5]).unwrap().p_value, Some(1.0));
+        assert_eq!(wilcoxon(&[0.0; 20]).unwrap().p_value, None);
         assert_eq!(wilcoxon(&[]), None);
     }
 }

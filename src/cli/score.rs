@@ -49,7 +49,7 @@ fn read(path: &Path) -> Result<Table> {
     for record in csv.records() {
         let record = record.map_err(|e| {
             let line = e.position().map_or(0, |p| p.line());
-            err(line, e.to_string())
+            err(line, crate::matrix::csv_error_message(&e))
         })?;
         let line = record.position().map_or(0, |p| p.line());
         rows.push((line, record.iter().map(String::from).collect()));
@@ -65,6 +65,10 @@ pub fn score_file(path: &Path, metric: Metric) -> Result<Option<f64>> {
         line,
         message,
     };
+    if table.rows.is_empty() && table.header.iter().all(String::is_empty) {
+        // A file without even a header: no predictions.
+        return Ok(None);
+    }
     let column = |name: &str| table.header.iter().position(|h| h == name);
     let numbers = |c: usize| -> Result<Vec<f64>> {
         table

@@ -64,7 +64,11 @@ fn table(s: &Summary) -> String {
         cell(s.future),
         cell(s.decay),
     );
-    out += "\nper cutoff\n  slice          ID      future  decay\n";
+    out += "\nper cutoff\n";
+    out += &format!(
+        "  {:<12} {:>8} {:>8} {:>8}\n",
+        "slice", "ID", "future", "decay"
+    );
     for row in &s.per_cutoff {
         out += &format!(
             "  {:<12} {:>8} {:>8} {:>8}\n",
@@ -84,8 +88,10 @@ fn table(s: &Summary) -> String {
         );
     }
     out += "\nAgarwal & Nenkova (mean raw difference, positive = metric went up)\n";
-    out +=
-        "  score                          value   p-value    n  min over seeds  max over seeds\n";
+    out += &format!(
+        "  {:<27} {:>9} {:>8}  {:>4} {:>15} {:>15}\n",
+        "score", "value", "p-value", "n", "min over seeds", "max over seeds"
+    );
     let scores: [(&str, &TemporalScore); 4] = [
         ("deterioration, consecutive", &s.deterioration_consecutive),
         ("deterioration, anchor", &s.deterioration_anchor),

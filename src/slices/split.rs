@@ -6,8 +6,8 @@
 //! the split of another: a ChaCha20 generator (RFC 8439 block function, as implemented by
 //! `rand_chacha`) keyed with `SHA-256("drift-split-v1:{seed}:{slice label}")`, of which
 //! only `next_u64` is used. A uniform integer below `n` is drawn by rejection: draw `x`
-//! until `x < n * floor(2^64 / n)`, return `x mod n`. A shuffle is Fisher-Yates from the
-//! last position down (`swap(i, uniform(i + 1))`).
+//! until `x < n * floor((2^64 - 1) / n)`, return `x mod n`. A shuffle is Fisher-Yates
+//! from the last position down (`swap(i, uniform(i + 1))`).
 //!
 //! With `n` rows, `n_train = floor(n * train_fraction + 1e-9)` clamped to `1..=n-1`, and
 //! the rest is test; a slice with fewer than 3 rows goes wholly to train. The split is
@@ -18,7 +18,9 @@
 //! smaller label), which leaves every class at least one row on each side. The rows of
 //! each class (classes in ascending label order, rows in ascending index order) are
 //! shuffled with the slice's stream and the first ones become test. Otherwise all rows
-//! are shuffled once and the first `n_test` become test. Both sides are returned sorted.
+//! (in ascending row order) are shuffled once and the first `n_test` become test. Both
+//! sides are returned sorted. `scripts/split_reference.py` implements this text
+//! independently in Python; `tests/split.rs` checks both agree.
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
