@@ -57,6 +57,28 @@ fn read(path: &Path) -> Result<Table> {
     Ok(Table { header, rows })
 }
 
+impl Table {
+    /// Column `c` parsed by `parse`; an error names the line, column and what was expected.
+    fn parse<T>(
+        &self,
+        path: &Path,
+        c: usize,
+        expected: &str,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<Vec<T>> {
+        self.rows
+            .iter()
+            .map(|(line, r)| {
+                parse(&r[c]).ok_or_else(|| Error::Csv {
+                    path: path.to_path_buf(),
+                    line: *line,
+                    message: format!("{}: expected {expected}, got {:?}", self.header[c], r[c]),
+                })
+            })
+            .collect()
+    }
+}
+
 /// Computes `metric` from a predictions CSV file.
 pub fn score_file(path: &Path, metric: Metric) -> Result<Option<f64>> {
     let table = read(path)?;
@@ -70,56 +92,22 @@ pub fn score_file(path: &Path, metric: Metric) -> Result<Option<f64>> {
         return Ok(None);
     }
     let column = |name: &str| table.header.iter().position(|h| h == name);
-    let numbers = |c: usize| -> Result<Vec<f64>> {
-        table
-            .rows
-            .iter()
-            .map(|(line, r)| {
-                r[c].parse::<f64>()
-                    .ok()
-                    .filter(|v| v.is_finite())
-                    .ok_or_else(|| {
-                        err(
-                            *line,
-                            format!(
-                                "{}: expected a finite number, got {:?}",
-                                table.header[c], r[c]
-                            ),
-                        )
-                    })
-            })
-            .collect()
+    let numbers = |c: usize| {
+        table.parse(path, c, "a finite number", |t| {
+            t.parse::<f64>().ok().filter(|v| v.is_finite())
+        })
     };
-    let classes = |c: usize| -> Result<Vec<u32>> {
-        table
-            .rows
-            .iter()
-            .map(|(line, r)| {
-                r[c].parse::<u32>().map_err(|_| {
-                    err(
-                        *line,
-                        format!(
-                            "{}: expected a class id (a non-negative integer), got {:?}",
-                            table.header[c], r[c]
-                        ),
-                    )
-                })
-            })
-            .collect()
+    let classes = |c: usize| {
+        table.parse(path, c, "a class id (a non-negative integer)", |t| {
+            t.parse::<u32>().ok()
+        })
     };
-    let binary = |c: usize| -> Result<Vec<bool>> {
-        table
-            .rows
-            .iter()
-            .map(|(line, r)| match r[c].as_str() {
-                "0" => Ok(false),
-                "1" => Ok(true),
-                other => Err(err(
-                    *line,
-                    format!("{}: expected 0 or 1, got {other:?}", table.header[c]),
-                )),
-            })
-            .collect()
+    let binary = |c: usize| {
+        table.parse(path, c, "0 or 1", |t| match t {
+            "0" => Some(false),
+            "1" => Some(true),
+            _ => None,
+        })
     };
 
     if let (Some(l), Some(s)) = (column("label"), column("score")) {
