@@ -443,11 +443,16 @@ impl RawPreset {
             min_rows: s.min_rows.map_or(1, |n| n.0 as usize),
         };
 
+        let defaults = SplitConfig::default();
         let split = SplitConfig {
-            train_fraction: self.split.train_fraction.map_or(0.7, |f| f.0),
-            seed: self.split.seed.map_or(0, |s| s.0),
+            train_fraction: self
+                .split
+                .train_fraction
+                .map_or(defaults.train_fraction, |f| f.0),
+            seed: self.split.seed.map_or(defaults.seed, |s| s.0),
             stratify: match self.split.stratify {
-                None | Some(StratifyName::Auto) => Stratify::Auto,
+                None => defaults.stratify,
+                Some(StratifyName::Auto) => Stratify::Auto,
                 Some(StratifyName::Never) => Stratify::Never,
             },
         };
