@@ -234,6 +234,14 @@ pub fn write_run(root: &Path, run: &RunArtifact) -> Result<PathBuf> {
     let p = &run.provenance;
     let dir = run_dir(root, &p.preset.name, &p.model, p.seed);
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    // Rewriting a folder: drop the old sums first, so a crash before the new ones are
+    // written leaves an unfinished run, not a stale checksum.
+    match std::fs::remove_file(dir.join(SUMS)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(Error::io(dir.join(SUMS), e));
+        }
+        _ => {}
+    }
     let files = [
         (MATRIX_CSV, run.matrix_csv()?),
         (MATRIX_JSON, run.matrix_json()),

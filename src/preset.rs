@@ -161,10 +161,15 @@ impl Preset {
             serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
                 let path = e.path().to_string();
                 let message = e.into_inner().message().trim_end().to_string();
-                if path == "." {
-                    message
-                } else {
-                    format!("{path}: {message}")
+                // serde names a missing field in its parent's message; name it in the path.
+                let missing = message
+                    .strip_prefix("missing field `")
+                    .and_then(|m| m.strip_suffix('`'));
+                match (path.as_str(), missing) {
+                    (".", Some(field)) => format!("{field}: required, but missing"),
+                    (_, Some(field)) => format!("{path}.{field}: required, but missing"),
+                    (".", None) => message,
+                    (_, None) => format!("{path}: {message}"),
                 }
             })?;
         raw.check()

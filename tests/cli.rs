@@ -500,7 +500,11 @@ fn artifacts_verify_passes_then_fails_after_tampering() {
     let empty = tempfile::tempdir().unwrap();
     let output = drift(&["artifacts", "verify", empty.path().to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
-    assert_eq!(stdout(&output), "0 runs, 0 bad\n");
+    assert_eq!(stdout(&output), "");
+    assert_eq!(
+        stderr(&output),
+        "no run folders (folders with SHA256SUMS) under the given roots\n"
+    );
 }
 
 #[test]

@@ -289,11 +289,11 @@ fn unknown_fields_name_their_table() {
 fn missing_fields() {
     assert_eq!(
         error(&with("epochs = 5\n", "")),
-        "train: missing field `epochs`"
+        "train.epochs: required, but missing"
     );
     assert_eq!(
         error(&with("metric = \"accuracy\"\n", "")),
-        "missing field `metric`"
+        "metric: required, but missing"
     );
 }
 

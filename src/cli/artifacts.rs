@@ -35,8 +35,12 @@ pub fn run(command: Command) -> Result<ExitCode> {
             }
         }
     }
+    if runs == 0 {
+        eprintln!("no run folders (folders with SHA256SUMS) under the given roots");
+        return Ok(ExitCode::FAILURE);
+    }
     println!("{runs} runs, {bad} bad");
-    Ok(if bad == 0 && runs > 0 {
+    Ok(if bad == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
