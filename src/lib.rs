@@ -13,6 +13,29 @@
 //!    provenance, written atomically and loaded only after every check passes.
 //!
 //! Training and evaluation on libtorch live behind the `torch` cargo feature.
+//!
+//! # Example
+//!
+//! ```
+//! use drift::{DriftMatrix, Grid, Metric};
+//!
+//! // Accuracy of three cumulative models over three yearly slices (row i = trained
+//! // through slice i, column j = evaluated on slice j; the past is left empty here).
+//! let grid = Grid::from_rows(&[
+//!     vec![Some(0.90), Some(0.85), Some(0.80)],
+//!     vec![None, Some(0.91), Some(0.86)],
+//!     vec![None, None, Some(0.92)],
+//! ])?;
+//! let slices = vec!["2000".to_string(), "2001".into(), "2002".into()];
+//! let mut matrix = DriftMatrix::new(slices, Metric::Accuracy);
+//! matrix.add_seed(0, grid)?;
+//!
+//! let summary = drift::analysis::summarize(&matrix);
+//! assert!((summary.id.unwrap() - 0.91).abs() < 1e-12); // mean of the diagonal
+//! assert!((summary.future.unwrap() - 2.51 / 3.0).abs() < 1e-12); // mean above it
+//! assert!(summary.decay.unwrap() > 0.0); // worse on the future
+//! # Ok::<(), drift::Error>(())
+//! ```
 #![deny(missing_docs)]
 
 pub mod analysis;

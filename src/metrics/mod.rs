@@ -3,6 +3,18 @@
 //! Every function returns `None` for an empty evaluation set, never 0: an empty cell is
 //! empty. Values agree with scikit-learn 1.9 (`tests/fixtures/metrics.json`, made by
 //! `scripts/make-fixtures`) to 1e-12.
+//!
+//! ```
+//! use drift::metrics::{Metric, Predictions};
+//!
+//! let cell = |labels: &[u32], predicted: &[u32]| {
+//!     Metric::BalancedAccuracy.compute(&Predictions::Classes { labels, predicted })
+//! };
+//! // Recall 1/2 on class 0 and 1/1 on class 1; class 2 is only predicted, so it is ignored.
+//! assert_eq!(cell(&[0, 0, 1], &[0, 2, 1])?, Some(0.75));
+//! assert_eq!(cell(&[], &[])?, None); // an empty evaluation set is an empty cell
+//! # Ok::<(), drift::Error>(())
+//! ```
 
 mod auc;
 mod classification;
