@@ -779,9 +779,15 @@ fn summarize_computes_scores_on_the_per_cell_seed_mean() {
     // Per cutoff on the mean: row 0: ID .8, Fut (.6+.5)/2 = .55, Dec .25;
     // row 1: ID .7, Fut .5, Dec .2; row 2: ID .8, none.
     assert_eq!(s.per_cutoff.len(), 3);
-    assert_robustness(s.per_cutoff[0].scores, Some(0.8), Some(0.55), Some(0.25));
-    assert_robustness(s.per_cutoff[1].scores, Some(0.7), Some(0.5), Some(0.2));
-    assert_robustness(s.per_cutoff[2].scores, Some(0.8), None, None);
+    assert_eq!(s.per_cutoff[1].slice, "2001");
+    assert_robustness(
+        s.per_cutoff[0].row.scores,
+        Some(0.8),
+        Some(0.55),
+        Some(0.25),
+    );
+    assert_robustness(s.per_cutoff[1].row.scores, Some(0.7), Some(0.5), Some(0.2));
+    assert_robustness(s.per_cutoff[2].row.scores, Some(0.8), None, None);
     // Forgetting per seed: seed 0 F(0) = 2.6/3, F(1) = .65, F(2) = .5;
     // seed 1 F(0) = 2.0/3, F(1) = .45, no F(2).
     assert_eq!(s.forgetting.len(), 3);

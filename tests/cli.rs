@@ -137,6 +137,8 @@ fn summarize_prints_the_hand_computed_scores() {
         close(&t["max"], score);
     }
     assert_eq!(json["per_cutoff"].as_array().unwrap().len(), 3);
+    assert_eq!(json["per_cutoff"][1]["slice"], "10");
+    assert_eq!(json["per_cutoff"][1]["cutoff"], 1);
     close(&json["per_cutoff"][1]["id"], 0.85);
     close(&json["per_cutoff"][1]["future"], 0.75);
     assert_eq!(json["per_cutoff"][2]["future"], Value::Null);

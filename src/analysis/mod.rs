@@ -42,7 +42,7 @@ pub struct Summary {
     /// Decay (positive = worse on the future).
     pub decay: Option<f64>,
     /// Per-cutoff figures on the seed mean.
-    pub per_cutoff: Vec<CutoffRow>,
+    pub per_cutoff: Vec<SliceCutoff>,
     /// Forgetting curve per seed, then mean and std over seeds.
     pub forgetting: Vec<ForgettingPoint>,
     /// Agarwal & Nenkova deterioration, consecutive.
@@ -57,6 +57,16 @@ pub struct Summary {
     pub salient: SalientCells,
 }
 
+/// A [`CutoffRow`] with the label of its slice.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SliceCutoff {
+    /// The label of slice `row.cutoff`.
+    pub slice: String,
+    /// Its figures.
+    #[serde(flatten)]
+    pub row: CutoffRow,
+}
+
 /// Summarises one model's drift matrix.
 pub fn summarize(matrix: &DriftMatrix) -> Summary {
     let mean = matrix.mean();
@@ -69,7 +79,13 @@ pub fn summarize(matrix: &DriftMatrix) -> Summary {
         id: overall.id,
         future: overall.future,
         decay: overall.decay,
-        per_cutoff: per_cutoff(&mean, matrix.direction()),
+        per_cutoff: per_cutoff(&mean, matrix.direction())
+            .into_iter()
+            .map(|row| SliceCutoff {
+                slice: matrix.slices()[row.cutoff].clone(),
+                row,
+            })
+            .collect(),
         forgetting: forgetting_over_seeds(matrix),
         deterioration_consecutive: effects.deterioration_consecutive,
         deterioration_anchor: effects.deterioration_anchor,

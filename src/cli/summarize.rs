@@ -72,10 +72,10 @@ fn table(s: &Summary) -> String {
     for row in &s.per_cutoff {
         out += &format!(
             "  {:<12} {:>8} {:>8} {:>8}\n",
-            s.slices[row.cutoff],
-            cell(row.scores.id),
-            cell(row.scores.future),
-            cell(row.scores.decay)
+            row.slice,
+            cell(row.row.scores.id),
+            cell(row.row.scores.future),
+            cell(row.row.scores.decay)
         );
     }
     out += "\nforgetting curve (mean over seeds of mean_i M[i][i+lag])\n  lag      mean      std\n";
