@@ -41,6 +41,7 @@
 pub mod analysis;
 pub mod artifacts;
 pub mod cli;
+mod csv_table;
 mod error;
 pub mod matrix;
 pub mod metrics;

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::csv_table::CsvTable;
 use crate::metrics::{Direction, Metric};
 use crate::{Error, Result};
 
@@ -192,24 +193,21 @@ pub fn timeline_order(labels: &[String]) -> Vec<String> {
             unique.push(l.clone());
         }
     }
-    if let Ok(numbers) = unique
-        .iter()
-        .map(|l| l.parse::<i64>())
-        .collect::<Result<Vec<_>, _>>()
-    {
-        // Keep each label's own spelling ("01" stays "01"): the caller looks them up.
-        let mut keyed: Vec<_> = numbers.into_iter().zip(unique).collect();
+    // Each label keeps its own spelling ("01" stays "01"): the caller looks them up.
+    fn sorted_by<K: Ord>(keys: Vec<K>, labels: Vec<String>) -> Vec<String> {
+        let mut keyed: Vec<_> = keys.into_iter().zip(labels).collect();
         keyed.sort();
-        return keyed.into_iter().map(|(_, l)| l).collect();
+        keyed.into_iter().map(|(_, l)| l).collect()
     }
-    let starts: Option<Vec<_>> = unique
+    if let Some(numbers) = unique.iter().map(|l| l.parse::<i64>().ok()).collect() {
+        return sorted_by::<i64>(numbers, unique);
+    }
+    if let Some(starts) = unique
         .iter()
         .map(|l| crate::slices::parse_label(l))
-        .collect();
-    if let Some(starts) = starts {
-        let mut keyed: Vec<_> = starts.into_iter().zip(unique).collect();
-        keyed.sort();
-        return keyed.into_iter().map(|(_, l)| l).collect();
+        .collect()
+    {
+        return sorted_by::<crate::slices::Timestamp>(starts, unique);
     }
     unique
 }
@@ -229,38 +227,28 @@ pub fn parse_long_csv(
     path: &Path,
     metric: Metric,
 ) -> Result<DriftMatrix> {
-    let err = |line: u64, message: String| Error::Csv {
-        path: path.to_path_buf(),
-        line,
-        message,
-    };
-    let mut csv = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
-        .from_reader(reader);
-    let header = csv.headers().map_err(|e| err(1, e.to_string()))?.clone();
-    let column = |name: &str| header.iter().position(|h| h == name);
-    let (Some(c_train), Some(c_eval), Some(c_value)) =
-        (column("train_slice"), column("eval_slice"), column("value"))
-    else {
+    let table = CsvTable::read(reader, path)?;
+    let err = |line: u64, message: String| table.error(line, message);
+    let (Some(c_train), Some(c_eval), Some(c_value)) = (
+        table.column("train_slice"),
+        table.column("eval_slice"),
+        table.column("value"),
+    ) else {
         return Err(err(
             1,
             format!(
                 "header must name train_slice, eval_slice and value (found {})",
-                header.iter().collect::<Vec<_>>().join(",")
+                table.header.join(",")
             ),
         ));
     };
-    let c_seed = column("seed");
-    let c_metric = column("metric");
+    let c_seed = table.column("seed");
+    let c_metric = table.column("metric");
 
     let mut entries: Vec<(u64, String, String, Option<f64>, u64)> = Vec::new();
-    for record in csv.records() {
-        let record = record.map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line());
-            err(line, csv_error_message(&e))
-        })?;
-        let line = record.position().map_or(0, |p| p.line());
-        let field = |c: usize| record.get(c).unwrap_or("");
+    for (line, record) in &table.rows {
+        let line = *line;
+        let field = |c: usize| record[c].as_str();
         if let Some(c) = c_metric
             && field(c) != metric.name()
         {
@@ -335,18 +323,6 @@ pub fn parse_long_csv(
         matrix.add_seed(seed, grid)?;
     }
     Ok(matrix)
-}
-
-/// A CSV reader error in words; a row of the wrong length is compared with the header.
-pub(crate) fn csv_error_message(e: &csv::Error) -> String {
-    match e.kind() {
-        csv::ErrorKind::UnequalLengths {
-            expected_len, len, ..
-        } => {
-            format!("{len} fields, but the header has {expected_len}")
-        }
-        _ => e.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::Result;
+use crate::csv_table::CsvTable;
 use crate::metrics::{Metric, Predictions};
-use crate::{Error, Result};
 
 /// Arguments of `drift score`.
 #[derive(Debug, clap::Args)]
@@ -23,87 +24,27 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The parsed columns of a predictions file.
-struct Table {
-    header: Vec<String>,
-    rows: Vec<(u64, Vec<String>)>,
-}
-
-fn read(path: &Path) -> Result<Table> {
-    let err = |line: u64, message: String| Error::Csv {
-        path: path.to_path_buf(),
-        line,
-        message,
-    };
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut csv = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
-        .from_reader(file);
-    let header: Vec<String> = csv
-        .headers()
-        .map_err(|e| err(1, e.to_string()))?
-        .iter()
-        .map(String::from)
-        .collect();
-    let mut rows = Vec::new();
-    for record in csv.records() {
-        let record = record.map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line());
-            err(line, crate::matrix::csv_error_message(&e))
-        })?;
-        let line = record.position().map_or(0, |p| p.line());
-        rows.push((line, record.iter().map(String::from).collect()));
-    }
-    Ok(Table { header, rows })
-}
-
-impl Table {
-    /// Column `c` parsed by `parse`; an error names the line, column and what was expected.
-    fn parse<T>(
-        &self,
-        path: &Path,
-        c: usize,
-        expected: &str,
-        parse: impl Fn(&str) -> Option<T>,
-    ) -> Result<Vec<T>> {
-        self.rows
-            .iter()
-            .map(|(line, r)| {
-                parse(&r[c]).ok_or_else(|| Error::Csv {
-                    path: path.to_path_buf(),
-                    line: *line,
-                    message: format!("{}: expected {expected}, got {:?}", self.header[c], r[c]),
-                })
-            })
-            .collect()
-    }
-}
-
 /// Computes `metric` from a predictions CSV file.
 pub fn score_file(path: &Path, metric: Metric) -> Result<Option<f64>> {
-    let table = read(path)?;
-    let err = |line: u64, message: String| Error::Csv {
-        path: path.to_path_buf(),
-        line,
-        message,
-    };
+    let table = CsvTable::open(path)?;
+    let err = |line: u64, message: String| table.error(line, message);
     if table.rows.is_empty() && table.header.iter().all(String::is_empty) {
         // A file without even a header: no predictions.
         return Ok(None);
     }
-    let column = |name: &str| table.header.iter().position(|h| h == name);
+    let column = |name: &str| table.column(name);
     let numbers = |c: usize| {
-        table.parse(path, c, "a finite number", |t| {
+        table.parse(c, "a finite number", |t| {
             t.parse::<f64>().ok().filter(|v| v.is_finite())
         })
     };
     let classes = |c: usize| {
-        table.parse(path, c, "a class id (a non-negative integer)", |t| {
+        table.parse(c, "a class id (a non-negative integer)", |t| {
             t.parse::<u32>().ok()
         })
     };
     let binary = |c: usize| {
-        table.parse(path, c, "0 or 1", |t| match t {
+        table.parse(c, "0 or 1", |t| match t {
             "0" => Some(false),
             "1" => Some(true),
             _ => None,
