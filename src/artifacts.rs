@@ -6,10 +6,14 @@
 //!   empty value is an empty cell);
 //! - `run.json`: provenance: preset name, path and hash, git commit and dirty flag,
 //!   `Cargo.lock` SHA-256, crate version, data source (name, version, SHA-256), device,
-//!   thread count, seed and wall times;
+//!   thread count and seed;
 //! - `SHA256SUMS`: the SHA-256 of the three files in `sha256sum` format, written last, so
 //!   `sha256sum -c SHA256SUMS` checks a folder by hand and its absence marks an
-//!   unfinished run.
+//!   unfinished run;
+//! - `timing.json` (optional): wall-clock seconds of training and evaluation. It is the
+//!   one file that differs between identical runs, so it is kept out of `run.json` and out
+//!   of `SHA256SUMS`: the same preset, seed, code and thread count give byte-identical
+//!   checked files.
 //!
 //! Every file is written atomically (temporary file in the same folder, fsync, rename).
 //! [`load_run`] trusts nothing: it checks the hashes, every field, and that the JSON and
@@ -32,6 +36,7 @@ const MATRIX_JSON: &str = "matrix.json";
 const MATRIX_CSV: &str = "matrix.csv";
 const RUN_JSON: &str = "run.json";
 const SUMS: &str = "SHA256SUMS";
+const TIMING_JSON: &str = "timing.json";
 const CSV_HEADER: &str = "train_slice,eval_slice,metric,value";
 
 /// Which preset a run belongs to.
@@ -98,7 +103,8 @@ impl CodeVersion {
     }
 }
 
-/// Wall-clock seconds spent (the only non-deterministic part of a run folder).
+/// `timing.json`: wall-clock seconds spent (the only non-deterministic part of a run
+/// folder, hence not in `run.json`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WallTimes {
@@ -130,8 +136,6 @@ pub struct Provenance {
     pub device: String,
     /// libtorch intra-op thread count.
     pub threads: u32,
-    /// Wall times.
-    pub wall_seconds: WallTimes,
 }
 
 /// One run: its matrix and provenance.
@@ -143,6 +147,8 @@ pub struct RunArtifact {
     pub grid: Grid,
     /// `run.json`.
     pub provenance: Provenance,
+    /// `timing.json`, when the run recorded one.
+    pub timing: Option<WallTimes>,
 }
 
 /// `matrix.json`.
@@ -225,9 +231,8 @@ impl RunArtifact {
     }
 }
 
-/// Writes a run folder under `root` and returns its path. The matrix files are
-/// deterministic; `run.json` differs between runs only in its wall times (and code
-/// version when the code changed).
+/// Writes a run folder under `root` and returns its path. Every checked file is
+/// deterministic; only `timing.json` differs between identical runs.
 pub fn write_run(root: &Path, run: &RunArtifact) -> Result<PathBuf> {
     check_run(run)
         .map_err(|message| Error::Invalid(format!("refusing to write a run: {message}")))?;
@@ -254,6 +259,16 @@ pub fn write_run(root: &Path, run: &RunArtifact) -> Result<PathBuf> {
     for (name, text) in &files {
         write_atomic(&dir.join(name), text.as_bytes())?;
         sums += &format!("{}  {name}\n", sha256_hex(text.as_bytes()));
+    }
+    let timing = dir.join(TIMING_JSON);
+    match &run.timing {
+        Some(t) => write_atomic(&timing, (json_line(t) + "\n").as_bytes())?,
+        None => match std::fs::remove_file(&timing) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Error::io(timing, e));
+            }
+            _ => {}
+        },
     }
     write_atomic(&dir.join(SUMS), sums.as_bytes())?;
     Ok(dir)
@@ -322,13 +337,11 @@ fn check_run(run: &RunArtifact) -> Result<(), String> {
     if p.threads == 0 {
         return Err("threads: must be at least 1".into());
     }
-    for (field, value) in [
-        ("wall_seconds.train", p.wall_seconds.train),
-        ("wall_seconds.eval", p.wall_seconds.eval),
-    ] {
+    let times = run.timing.map_or([0.0; 2], |t| [t.train, t.eval]);
+    for (field, value) in [("train", times[0]), ("eval", times[1])] {
         if !(value.is_finite() && value >= 0.0) {
             return Err(format!(
-                "{field}: expected a non-negative number of seconds, found {value}"
+                "{TIMING_JSON}: {field}: expected a non-negative number of seconds, found {value}"
             ));
         }
     }
@@ -405,14 +418,26 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
         serde_json::from_str(&texts[MATRIX_JSON]).map_err(|e| fail(MATRIX_JSON, json_error(&e)))?;
     let grid =
         Grid::from_rows(&matrix.cells).map_err(|e| fail(MATRIX_JSON, format!("cells: {e}")))?;
+    let timing_path = dir.join(TIMING_JSON);
+    let timing = match std::fs::read_to_string(&timing_path) {
+        Ok(text) => Some(
+            serde_json::from_str::<WallTimes>(&text)
+                .map_err(|e| fail(TIMING_JSON, json_error(&e)))?,
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io(&timing_path, e)),
+    };
     let run = RunArtifact {
         slices: matrix.slices.clone(),
         grid,
         provenance,
+        timing,
     };
     check_run(&run).map_err(|message| {
         let file = if message.starts_with("slices") || message.starts_with("cells") {
             MATRIX_JSON
+        } else if let Some(rest) = message.strip_prefix(&format!("{TIMING_JSON}: ")) {
+            return fail(TIMING_JSON, rest.to_string());
         } else {
             RUN_JSON
         };
@@ -515,6 +540,8 @@ pub struct ModelRuns {
     pub matrix: DriftMatrix,
     /// Each seed's provenance, in seed order.
     pub provenance: Vec<Provenance>,
+    /// Each seed's wall times, in seed order, when recorded.
+    pub timing: Vec<Option<WallTimes>>,
 }
 
 /// Loads every run under `root` and combines seeds per (preset, model); the seeds of one
@@ -530,6 +557,7 @@ pub fn load_all(root: &Path) -> Result<Vec<ModelRuns>> {
             model: p.model.clone(),
             matrix: DriftMatrix::new(run.slices.clone(), p.metric),
             provenance: Vec::new(),
+            timing: Vec::new(),
         });
         if entry.matrix.slices() != run.slices.as_slice() || entry.matrix.metric() != p.metric {
             return Err(Error::Artifact {
@@ -548,10 +576,14 @@ pub fn load_all(root: &Path) -> Result<Vec<ModelRuns>> {
                 message: e.to_string(),
             })?;
         entry.provenance.push(p);
+        entry.timing.push(run.timing);
     }
     let mut out: Vec<ModelRuns> = groups.into_values().collect();
     for m in &mut out {
-        m.provenance.sort_by_key(|p| p.seed);
+        let mut seeds: Vec<(Provenance, Option<WallTimes>)> =
+            m.provenance.drain(..).zip(m.timing.drain(..)).collect();
+        seeds.sort_by_key(|(p, _)| p.seed);
+        (m.provenance, m.timing) = seeds.into_iter().unzip();
     }
     Ok(out)
 }

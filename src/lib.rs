@@ -42,11 +42,18 @@ pub mod analysis;
 pub mod artifacts;
 pub mod cli;
 mod csv_table;
+pub mod data;
 mod error;
+pub mod eval;
 pub mod matrix;
 pub mod metrics;
+pub mod models;
 pub mod preset;
+#[cfg(feature = "torch")]
+pub mod run;
+pub mod saliency;
 pub mod slices;
+pub mod train;
 
 pub use error::{Error, Result};
 pub use matrix::{DriftMatrix, Grid};

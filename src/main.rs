@@ -3,6 +3,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    passive_openmp();
     match drift::cli::run(drift::cli::Cli::parse()) {
         Ok(code) => code,
         Err(e) => {
@@ -11,3 +12,25 @@ fn main() -> ExitCode {
         }
     }
 }
+
+/// libgomp reads `OMP_WAIT_POLICY` when it is loaded, before `main`, and its spinning
+/// workers made training several times slower on shared cores; so when the variable is
+/// unset, run this binary again with it set to `passive`.
+#[cfg(all(feature = "torch", unix))]
+fn passive_openmp() {
+    use std::os::unix::process::CommandExt;
+    if std::env::var_os("OMP_WAIT_POLICY").is_some() {
+        return;
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        let error = std::process::Command::new(exe)
+            .args(std::env::args_os().skip(1))
+            .env("OMP_WAIT_POLICY", "passive")
+            .exec();
+        // `exec` returns only when it failed; go on with libgomp's default policy.
+        eprintln!("warning: could not restart with OMP_WAIT_POLICY=passive: {error}");
+    }
+}
+
+#[cfg(not(all(feature = "torch", unix)))]
+fn passive_openmp() {}

@@ -508,6 +508,7 @@ impl RawPreset {
             if models.iter().any(|other| other.key == m.key.0) {
                 return Err(format!("models[{k}].key: model {} appears twice", m.key.0));
             }
+            crate::models::info(&m.key.0).map_err(|e| format!("models[{k}].key: {e}"))?;
             let family = m.family.map_or_else(
                 || crate::analysis::default_family(&m.key.0).to_string(),
                 |f| f.0,

@@ -35,10 +35,6 @@ fn provenance(model: &str, seed: u64) -> Provenance {
         },
         device: "cpu".into(),
         threads: 1,
-        wall_seconds: WallTimes {
-            train: 12.5,
-            eval: 0.25,
-        },
     }
 }
 
@@ -54,6 +50,10 @@ fn run(model: &str, seed: u64) -> RunArtifact {
         ])
         .unwrap(),
         provenance: provenance(model, seed),
+        timing: Some(WallTimes {
+            train: 12.5,
+            eval: 0.25,
+        }),
     }
 }
 
@@ -116,7 +116,13 @@ fn a_written_run_loads_back_equal() {
     names.sort();
     assert_eq!(
         names,
-        ["SHA256SUMS", "matrix.csv", "matrix.json", "run.json"]
+        [
+            "SHA256SUMS",
+            "matrix.csv",
+            "matrix.json",
+            "run.json",
+            "timing.json"
+        ]
     );
 }
 
@@ -403,8 +409,8 @@ fn an_edit_with_recomputed_sums_is_caught_by_the_consistency_checks() {
     edit(
         &dir,
         "run.json",
-        "\"threads\": 1,",
-        "\"threads\": 1,\n  \"note\": \"x\",",
+        "\"device\": \"cpu\",",
+        "\"device\": \"cpu\",\n  \"note\": \"x\",",
     );
     recompute_sums(&dir);
     let message = load_error(&dir);
@@ -414,7 +420,7 @@ fn an_edit_with_recomputed_sums_is_caught_by_the_consistency_checks() {
         about(&message, &dir, "run.json"),
         format!(
             "line {line} column 8: unknown field `note`, expected one of `schema`, `preset`, \
-             `model`, `seed`, `metric`, `code`, `data`, `device`, `threads`, `wall_seconds`"
+             `model`, `seed`, `metric`, `code`, `data`, `device`, `threads`"
         )
     );
 
@@ -528,8 +534,8 @@ fn write_run_refuses_an_invalid_run() {
             "model: \"../escape\" is not a valid folder name",
         ),
         (
-            |r| r.provenance.wall_seconds.train = f64::NAN,
-            "wall_seconds.train: expected a non-negative number of seconds, found NaN",
+            |r| r.timing.as_mut().unwrap().train = f64::NAN,
+            "timing.json: train: expected a non-negative number of seconds, found NaN",
         ),
         (
             |r| r.slices[2] = "1900s".into(),

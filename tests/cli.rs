@@ -462,11 +462,11 @@ fn write_run(root: &Path) -> PathBuf {
             },
             device: "cpu".into(),
             threads: 1,
-            wall_seconds: WallTimes {
-                train: 1.0,
-                eval: 0.5,
-            },
         },
+        timing: Some(WallTimes {
+            train: 1.0,
+            eval: 0.5,
+        }),
     };
     drift::artifacts::write_run(root, &run).unwrap()
 }

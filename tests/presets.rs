@@ -52,7 +52,7 @@ learning_rate = 0.0005
 epochs = 8
 
 [[models]]
-key = "mlp"
+key = "mlp_s"
 family = "dense"
 batch_size = 32
 "#;
@@ -146,7 +146,7 @@ fn a_valid_preset_parses() {
     assert_eq!(p.regime, Regime::Window(2));
 
     let keys: Vec<&str> = p.models.iter().map(|m| m.key.as_str()).collect();
-    assert_eq!(keys, ["cnn_s", "cnn_m", "mlp"]);
+    assert_eq!(keys, ["cnn_s", "cnn_m", "mlp_s"]);
     let families: Vec<&str> = p.models.iter().map(|m| m.family.as_str()).collect();
     assert_eq!(families, ["cnn", "cnn", "dense"]);
 
@@ -211,13 +211,13 @@ models = [{ key = "linear" }]
 
 #[test]
 fn wrong_types_for_positive_integers() {
-    let third_model = "key = \"mlp\"\n";
+    let third_model = "key = \"mlp_s\"\n";
     assert_eq!(
-        error(&with(third_model, "key = \"mlp\"\nepochs = 0\n")),
+        error(&with(third_model, "key = \"mlp_s\"\nepochs = 0\n")),
         "models[2].epochs: expected a positive integer, got 0"
     );
     assert_eq!(
-        error(&with(third_model, "key = \"mlp\"\nepochs = \"ten\"\n")),
+        error(&with(third_model, "key = \"mlp_s\"\nepochs = \"ten\"\n")),
         "models[2].epochs: expected a positive integer, got \"ten\""
     );
     assert_eq!(
@@ -394,8 +394,15 @@ fn duplicates() {
         "seeds: needs at least one seed"
     );
     assert_eq!(
-        error(&with("key = \"mlp\"", "key = \"cnn_s\"")),
+        error(&with("key = \"mlp_s\"", "key = \"cnn_s\"")),
         "models[2].key: model cnn_s appears twice"
+    );
+    assert_eq!(
+        error(&with("key = \"mlp_s\"", "key = \"cnn_xl\"")),
+        "models[2].key: unknown model \"cnn_xl\" (expected one of mlp_s, mlp_m, mlp_l, \
+         cnn_s, cnn_m, cnn_l, resnet_s, resnet_m, resnet_l, vit_s, vit_m, vit_l, ffn_s, ffn_m, \
+         ffn_l, textcnn_s, textcnn_m, textcnn_l, bigru_s, bilstm_m, bilstm_attn_l, tx_s, tx_m, \
+         tx_l, linear)"
     );
 }
 

@@ -2,7 +2,10 @@
 //! `src/main.rs` only parses arguments and prints errors.
 
 mod artifacts;
+mod models;
 mod presets;
+mod run;
+mod saliency;
 mod score;
 mod summarize;
 
@@ -15,8 +18,9 @@ use crate::Result;
 /// Measure how models decay as their data drifts over time.
 ///
 /// drift slices a time-stamped data set, trains one model per cutoff, scores every
-/// checkpoint on every slice, and analyses the resulting drift matrices. These commands
-/// check presets and artifacts and recompute numbers by hand.
+/// checkpoint on every slice, and analyses the resulting drift matrices. `drift run`
+/// trains (it needs a build with the `torch` feature); the other commands check presets
+/// and artifacts and recompute numbers by hand.
 #[derive(Debug, Parser)]
 #[command(name = "drift", version, about, long_about)]
 pub struct Cli {
@@ -28,6 +32,24 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Train and score a preset: one model per cutoff, for every model and seed.
+    ///
+    /// Writes one drift-matrix artifact per (model, seed) under
+    /// `<out>/<preset>/<model>/seed-<n>/`, with each cutoff's checkpoint under
+    /// `checkpoints/`. An interrupted run resumes where it stopped when rerun with the same
+    /// arguments, and ends byte-identical to an uninterrupted one.
+    Run(run::Args),
+    /// List the model registry: key, family, input, architecture[, parameters].
+    ///
+    /// Parameter counts are for the reference shapes unless flags say otherwise: images
+    /// 3x32x32 -> 2 logits, 768-d token states -> 7 outputs, 768-d embeddings -> 2.
+    Models(models::Args),
+    /// Gradient saliency of an image checkpoint on a slice, saved in the run folder.
+    ///
+    /// |d logit_y / d x| per image, max over channels, min-max normalised, averaged over
+    /// the first --count images of the cell's evaluation set. Writes
+    /// `<run>/saliency/<cutoff>-on-<slice>.json` and prints its path.
+    Saliency(saliency::Args),
     /// Summarise a long-form drift-matrix CSV.
     ///
     /// Prints ID (mean of the diagonal), future (mean above the diagonal), decay (positive
@@ -53,6 +75,9 @@ pub enum Command {
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Models(args) => models::run(args),
+        Command::Saliency(args) => saliency::run(args),
         Command::Summarize(args) => summarize::run(args),
         Command::Score(args) => score::run(args),
         Command::Presets(command) => presets::run(command),

@@ -71,7 +71,7 @@ pub struct SliceSplit {
 }
 
 /// The slice's own random stream, keyed by purpose, seed and label.
-fn stream(purpose: &str, seed: u64, label: &str) -> ChaCha20Rng {
+pub(crate) fn stream(purpose: &str, seed: u64, label: &str) -> ChaCha20Rng {
     use sha2::Digest;
     let key = sha2::Sha256::digest(format!("{purpose}:{seed}:{label}").as_bytes());
     ChaCha20Rng::from_seed(key.into())
@@ -88,7 +88,7 @@ fn uniform(rng: &mut ChaCha20Rng, n: u64) -> u64 {
     }
 }
 
-fn shuffle(rng: &mut ChaCha20Rng, items: &mut [usize]) {
+pub(crate) fn shuffle(rng: &mut ChaCha20Rng, items: &mut [usize]) {
     for i in (1..items.len()).rev() {
         let j = uniform(rng, i as u64 + 1) as usize;
         items.swap(i, j);

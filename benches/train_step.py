@@ -1,0 +1,220 @@
+"""The PyTorch half of the training-step benchmark (benches/train_step.rs drives it).
+
+Measures, for mlp_s, cnn_s, vit_s and bigru_s, the wall time of one training step on one
+fixed CPU batch with PyTorch in Python: forward in train mode, loss, `loss.item()`,
+`zero_grad`, backward, gradient clipping (text setting only), optimiser step. The models
+are the idiomatic `torch.nn` equivalents of drift's (src/models/{mlp,cnn,vit,rnn}.rs:
+same layers, sizes, dropout, post-LN `nn.TransformerEncoderLayer`, `nn.GRU` over
+`pack_padded_sequence` by mask length) and must have the parameter counts the Rust side
+passes. Settings (protocol.md §5):
+
+- images: batch of B x 3x32x32 and 2 classes, cross-entropy, Adam lr 5e-4;
+- bigru_s: B rows of [T, 768] token states with the given lengths, 7 labels, weighted BCE
+  (pos_weight = neg / max(pos, 1) over the batch), AdamW lr 5e-4 wd 0.01, clip norm 1.0.
+
+Per model: `--warmup` untimed steps, then `--reps` timings of its `steps` steps; prints one
+JSON object on stdout, {"torch": version, "threads": n, "models": {key: {"params": n,
+"step_seconds": [seconds per step, one per repetition]}}}. Normally run by
+
+    eval "$(scripts/libtorch-env)"; cargo bench --features torch --bench train_step
+
+which passes its thread count, batch, lengths and per-model step counts; by hand:
+
+    "$(scripts/torch-python)" benches/train_step.py --threads 1 mlp_s:20 bigru_s:5
+"""
+
+import argparse
+import json
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+IMAGE = (3, 32, 32)
+CLASSES = 2
+LABELS = 7
+DROPOUT = 0.1
+LR = 5e-4
+
+
+class Mlp(nn.Module):
+    """mlp_*: flatten -> (Linear+ReLU) per hidden width -> Linear."""
+
+    def __init__(self, hidden, outputs=CLASSES):
+        super().__init__()
+        widths = [IMAGE[0] * IMAGE[1] * IMAGE[2], *hidden]
+        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(widths, widths[1:]))
+        self.head = nn.Linear(widths[-1], outputs)
+
+    def forward(self, x):
+        x = x.flatten(1)
+        for layer in self.layers:
+            x = F.relu(layer(x))
+        return self.head(x)
+
+
+class Cnn(nn.Module):
+    """cnn_*: per block Conv3x3(pad 1)+BN+ReLU+MaxPool2, global average pool -> Linear."""
+
+    def __init__(self, channels, outputs=CLASSES):
+        super().__init__()
+        widths = [IMAGE[0], *channels]
+        self.blocks = nn.ModuleList(
+            nn.ModuleDict({"conv": nn.Conv2d(a, b, 3, padding=1), "bn": nn.BatchNorm2d(b)})
+            for a, b in zip(widths, widths[1:])
+        )
+        self.head = nn.Linear(widths[-1], outputs)
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = F.max_pool2d(F.relu(block["bn"](block["conv"](x))), 2)
+        return self.head(x.mean((2, 3)))
+
+
+class Vit(nn.Module):
+    """vit_*: patch 4 + CLS + learned positions, post-LN GELU encoder, LayerNorm(CLS) -> Linear."""
+
+    def __init__(self, dim, layers, heads, mlp_ratio, patch=4, outputs=CLASSES):
+        super().__init__()
+        channels, height, width = IMAGE
+        tokens = (height // patch) * (width // patch) + 1
+        self.patch_embed = nn.Conv2d(channels, dim, patch, stride=patch)
+        self.cls_token = nn.Parameter(torch.randn(1, 1, dim) * 0.02)
+        self.pos_embed = nn.Parameter(torch.randn(1, tokens, dim) * 0.02)
+        layer = nn.TransformerEncoderLayer(
+            dim, heads, round(mlp_ratio * dim), DROPOUT, activation="gelu",
+            batch_first=True, norm_first=False,
+        )
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, outputs)
+
+    def forward(self, x):
+        patches = self.patch_embed(x).flatten(2).transpose(1, 2)
+        cls = self.cls_token.expand(patches.shape[0], -1, -1)
+        x = self.encoder(torch.cat([cls, patches], 1) + self.pos_embed)
+        return self.head(self.norm(x[:, 0]))
+
+
+class BiGru(nn.Module):
+    """bigru_s: Linear+ReLU -> BiGRU by mask length -> masked mean -> Dropout -> Linear."""
+
+    def __init__(self, dim, hidden=64, outputs=LABELS):
+        super().__init__()
+        self.proj = nn.Linear(dim, hidden)
+        self.rnn = nn.GRU(hidden, hidden, batch_first=True, bidirectional=True)
+        self.head = nn.Linear(2 * hidden, outputs)
+        self.dropout = nn.Dropout(DROPOUT)
+
+    def forward(self, states, mask):
+        x = F.relu(self.proj(states))
+        lengths = mask.sum(1)
+        packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
+        out, _ = pad_packed_sequence(self.rnn(packed)[0], batch_first=True,
+                                     total_length=x.shape[1])
+        kept = out.masked_fill(~mask.unsqueeze(-1), 0.0)
+        pooled = kept.sum(1) / mask.sum(1, keepdim=True, dtype=out.dtype)
+        return self.head(self.dropout(pooled))
+
+
+MODELS = {
+    "mlp_s": lambda a: Mlp([32]),
+    "cnn_s": lambda a: Cnn([32, 64, 128]),
+    "vit_s": lambda a: Vit(64, 2, 4, 2.0),
+    "bigru_s": lambda a: BiGru(a.dim),
+}
+
+
+def setup(key, args):
+    """The model, its fixed batch (model inputs, loss), optimiser and clip norm."""
+    torch.manual_seed(0)
+    model = MODELS[key](args).train()
+    if key == "bigru_s":
+        lengths = torch.tensor(args.lengths)
+        batch = len(lengths)
+        states = torch.randn(batch, args.tokens, args.dim)
+        mask = torch.arange(args.tokens).unsqueeze(0) < lengths.unsqueeze(1)
+        targets = (torch.rand(batch, LABELS) < 0.3).float()
+        pos = targets.sum(0)
+        pos_weight = (batch - pos) / pos.clamp_min(1.0)
+        def loss(logits):
+            return F.binary_cross_entropy_with_logits(logits, targets, pos_weight=pos_weight)
+        opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)
+        return model, (states, mask), loss, opt, 1.0
+    images = torch.randn(args.batch, *IMAGE)
+    labels = torch.randint(CLASSES, (args.batch,))
+    opt = torch.optim.Adam(model.parameters(), lr=LR)
+    return model, (images,), lambda logits: F.cross_entropy(logits, labels), opt, None
+
+
+def measure(key, steps, args):
+    model, inputs, loss_fn, opt, clip = setup(key, args)
+    params = list(model.parameters())
+
+    def step():
+        loss = loss_fn(model(*inputs))
+        value = loss.item()
+        opt.zero_grad()
+        loss.backward()
+        if clip is not None:
+            torch.nn.utils.clip_grad_norm_(params, clip)
+        opt.step()
+        return value
+
+    for _ in range(args.warmup):
+        step()
+    times = []
+    for _ in range(args.reps):
+        start = time.perf_counter()
+        for _ in range(steps):
+            value = step()
+        times.append((time.perf_counter() - start) / steps)
+    if value != value or abs(value) == float("inf"):
+        sys.exit(f"train_step.py: {key} loss became {value}")
+    return sum(p.numel() for p in params if p.requires_grad), times
+
+
+def spec(text):
+    """`key:steps[:params]`."""
+    parts = text.split(":")
+    if parts[0] not in MODELS or len(parts) not in (2, 3):
+        raise argparse.ArgumentTypeError(f"expected KEY:STEPS[:PARAMS], KEY in {list(MODELS)}")
+    return parts[0], int(parts[1]), int(parts[2]) if len(parts) == 3 else None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="+", type=spec, metavar="KEY:STEPS[:PARAMS]",
+                        help="model, timed steps per repetition, expected parameter count")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--batch", type=int, default=64, help="image batch size")
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--tokens", type=int, default=128, help="padded text length T")
+    parser.add_argument("--dim", type=int, default=768, help="token state width")
+    parser.add_argument("--lengths", default=None,
+                        help="comma-separated real-token counts, one per text row "
+                             "(default: 64 rows, all of length T)")
+    args = parser.parse_args()
+    args.lengths = ([int(n) for n in args.lengths.split(",")] if args.lengths
+                    else [args.tokens] * 64)
+    if not all(1 <= n <= args.tokens for n in args.lengths):
+        parser.error(f"--lengths must lie in 1..={args.tokens}")
+    torch.set_num_threads(args.threads)
+
+    results = {}
+    for key, steps, expected in args.models:
+        params, times = measure(key, steps, args)
+        if expected is not None and params != expected:
+            sys.exit(f"train_step.py: {key} has {params} parameters in PyTorch, "
+                     f"drift has {expected}")
+        results[key] = {"params": params, "step_seconds": times}
+    print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(),
+                      "models": results}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,434 @@
+//! Training-step benchmark: drift against PyTorch in Python, same model, same batch.
+//!
+//! Measures the wall time of one training step, on the CPU, of `mlp_s`, `cnn_s`, `vit_s` and
+//! `bigru_s` (src/models) as `drift::train` runs it: forward in train mode, loss, reading the
+//! loss value, `zero_grad`, backward, gradient clipping (text setting only), optimiser step,
+//! on one fixed random batch (no data loading). The settings are the reference ones
+//! (protocol.md §5):
+//!
+//! - images: batch 64 x 3x32x32, 2 classes, cross-entropy, Adam lr 5e-4;
+//! - `bigru_s`: batch 64 of [128 tokens, 768] token states with random lengths in 32..=128,
+//!   7 labels, weighted BCE (pos_weight = neg / max(pos, 1) over the batch), AdamW lr 5e-4,
+//!   weight decay 0.01, gradient norm clipped to 1.0.
+//!
+//! Per model, after `--warmup` untimed steps, the step count is sized so that `--reps`
+//! repetitions take about `--seconds` on this side (or fixed with `--steps`); the result is
+//! the median over the repetitions of their time per step. Then one Python process
+//! (`benches/train_step.py`) times the identical `torch.nn` models with the same batch
+//! shapes, text lengths, step counts, repetitions and thread count, and checks that its
+//! parameter counts equal drift's. The table gives both times and the ratio drift/PyTorch
+//! (below 1: drift is faster).
+//!
+//! ```text
+//! eval "$(scripts/libtorch-env)"; cargo bench --features torch --bench train_step
+//! cargo bench --features torch --bench train_step -- --threads 2 --models cnn_s,vit_s
+//! ```
+//!
+//! Options (after `--`): `--threads N` (default 1, or `DRIFT_BENCH_THREADS`), `--models
+//! a,b`, `--seconds S` (timed seconds per model and side, default 10), `--reps R` (5),
+//! `--warmup W` (3), `--steps N` (fixed steps per repetition), `--drift-only`. Both sides
+//! run with `set_num_threads(N)` and the same `OMP_WAIT_POLICY` (the bench re-executes
+//! itself with `passive`, what `scripts/libtorch-env` exports, when it is unset). The
+//! Python is `$DRIFT_TORCH_PYTHON`, else what `scripts/torch-python` prints (it installs
+//! torch 2.13.0, the libtorch drift links, on first use). Without `--bench` (`cargo test
+//! --benches`) each model runs one step on the drift side only.
+
+use std::error::Error;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use drift::models::{self, Input, InputShape, ModelConfig};
+use drift::train::loss::{cross_entropy, weighted_bce};
+use tch::nn::{self, OptimizerConfig};
+use tch::{Device, Kind, Tensor};
+
+type Result<T> = std::result::Result<T, Box<dyn Error>>;
+
+const MODELS: [&str; 4] = ["mlp_s", "cnn_s", "vit_s", "bigru_s"];
+const BATCH: i64 = 64;
+const TOKENS: i64 = 128;
+const DIM: i64 = 768;
+const SHORTEST: i64 = 32;
+const LABELS: i64 = 7;
+const LEARNING_RATE: f64 = 5e-4;
+const TEXT_WEIGHT_DECAY: f64 = 0.01;
+const TEXT_CLIP: f64 = 1.0;
+const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/train_step.py");
+const TORCH_PYTHON: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/torch-python");
+
+#[derive(Debug)]
+struct Options {
+    threads: i32,
+    models: Vec<String>,
+    seconds: f64,
+    reps: usize,
+    warmup: usize,
+    steps: Option<usize>,
+    drift_only: bool,
+    /// `cargo bench` passes `--bench`; without it (`cargo test --benches`) only smoke-test.
+    bench: bool,
+}
+
+impl Options {
+    fn parse() -> Result<Self> {
+        let threads = match std::env::var("DRIFT_BENCH_THREADS") {
+            Ok(n) => n
+                .parse()
+                .map_err(|_| format!("DRIFT_BENCH_THREADS={n} is not a thread count"))?,
+            Err(_) => 1,
+        };
+        let mut options = Options {
+            threads,
+            models: MODELS.iter().map(|m| m.to_string()).collect(),
+            seconds: 10.0,
+            reps: 5,
+            warmup: 3,
+            steps: None,
+            drift_only: false,
+            bench: false,
+        };
+        let mut args = std::env::args().skip(1);
+        while let Some(arg) = args.next() {
+            let mut value = || args.next().ok_or(format!("{arg} needs a value"));
+            match arg.as_str() {
+                "--bench" => options.bench = true,
+                "--drift-only" => options.drift_only = true,
+                "--threads" => options.threads = value()?.parse()?,
+                "--seconds" => options.seconds = value()?.parse()?,
+                "--reps" => options.reps = value()?.parse()?,
+                "--warmup" => options.warmup = value()?.parse()?,
+                "--steps" => options.steps = Some(value()?.parse()?),
+                "--models" => options.models = value()?.split(',').map(String::from).collect(),
+                other => return Err(format!("unknown argument {other} (see the file's header)").into()),
+            }
+        }
+        if let Some(bad) = options.models.iter().find(|m| !MODELS.contains(&m.as_str())) {
+            return Err(format!("--models: {bad} is not one of {}", MODELS.join(",")).into());
+        }
+        if options.threads < 1 || options.reps < 1 || options.steps == Some(0) {
+            return Err("--threads, --reps and --steps must be at least 1".into());
+        }
+        if !options.bench {
+            (options.reps, options.warmup, options.steps) = (1, 0, Some(1));
+            options.drift_only = true;
+        }
+        Ok(options)
+    }
+}
+
+/// One fixed batch and its loss.
+struct Batch {
+    input: Input,
+    loss: Box<dyn Fn(&Tensor) -> Tensor>,
+}
+
+/// A model ready to train: its variables, optimiser and batch.
+struct Setup {
+    _vs: nn::VarStore,
+    model: Box<dyn models::Model>,
+    params: i64,
+    opt: nn::Optimizer,
+    clip: Option<f64>,
+    batch: Batch,
+}
+
+fn setup(key: &str, lengths: &Tensor) -> Result<Setup> {
+    tch::manual_seed(0);
+    let vs = nn::VarStore::new(Device::Cpu);
+    let text = key == "bigru_s";
+    let config = if text {
+        ModelConfig {
+            input: InputShape::Tokens {
+                dim: DIM,
+                max_tokens: TOKENS,
+            },
+            ..ModelConfig::reference_text()
+        }
+    } else {
+        ModelConfig::reference_image()
+    };
+    let model = models::build(key, &vs.root(), &config)?;
+    let params = vs.trainable_variables().iter().map(Tensor::numel).sum::<usize>() as i64;
+    let cpu = (Kind::Float, Device::Cpu);
+    let (batch, opt, clip) = if text {
+        let rows = lengths.size()[0];
+        let mask = Tensor::arange(TOKENS, (Kind::Int64, Device::Cpu))
+            .unsqueeze(0)
+            .lt_tensor(&lengths.unsqueeze(1));
+        let states = Tensor::randn([rows, TOKENS, DIM], cpu);
+        let targets = Tensor::rand([rows, LABELS], cpu).lt(0.3).to_kind(Kind::Float);
+        let pos = targets.sum_dim_intlist(0, false, Kind::Float);
+        let pos_weight = (-&pos + rows as f64) / pos.clamp_min(1.0);
+        let batch = Batch {
+            input: Input::Tokens { states, mask },
+            loss: Box::new(move |logits| weighted_bce(logits, &targets, &pos_weight)),
+        };
+        let opt = nn::AdamW::default()
+            .wd(TEXT_WEIGHT_DECAY)
+            .build(&vs, LEARNING_RATE)?;
+        (batch, opt, Some(TEXT_CLIP))
+    } else {
+        let images = Tensor::randn([BATCH, 3, 32, 32], cpu);
+        let labels = Tensor::randint(2, [BATCH], (Kind::Int64, Device::Cpu));
+        let batch = Batch {
+            input: Input::Images(images),
+            loss: Box::new(move |logits| cross_entropy(logits, &labels)),
+        };
+        (batch, nn::Adam::default().build(&vs, LEARNING_RATE)?, None)
+    };
+    Ok(Setup {
+        _vs: vs,
+        model,
+        params,
+        opt,
+        clip,
+        batch,
+    })
+}
+
+impl Setup {
+    /// One training step, as `drift::train::train` takes it; returns the loss.
+    fn step(&mut self) -> f64 {
+        let logits = self.model.forward_t(&self.batch.input, true);
+        let loss = (self.batch.loss)(&logits);
+        let value = f64::try_from(&loss).expect("the loss is a scalar");
+        self.opt.zero_grad();
+        loss.backward();
+        if let Some(max) = self.clip {
+            self.opt.clip_grad_norm(max);
+        }
+        self.opt.step();
+        value
+    }
+}
+
+/// drift's measurement of one model.
+struct Measured {
+    key: String,
+    params: i64,
+    steps: usize,
+    step_seconds: Vec<f64>,
+}
+
+fn measure(key: &str, lengths: &Tensor, options: &Options) -> Result<Measured> {
+    let mut s = setup(key, lengths)?;
+    for _ in 0..options.warmup {
+        s.step();
+    }
+    let steps = options.steps.unwrap_or_else(|| {
+        // Size the repetitions from the steps that fit in about half a second.
+        let start = Instant::now();
+        let mut probed = 0;
+        while probed < 1 || start.elapsed().as_secs_f64() < 0.5 {
+            s.step();
+            probed += 1;
+        }
+        let per_step = start.elapsed().as_secs_f64() / probed as f64;
+        ((options.seconds / options.reps as f64 / per_step).round() as usize).max(1)
+    });
+    let mut step_seconds = Vec::new();
+    let mut loss = 0.0;
+    for _ in 0..options.reps {
+        let start = Instant::now();
+        for _ in 0..steps {
+            loss = s.step();
+        }
+        step_seconds.push(start.elapsed().as_secs_f64() / steps as f64);
+    }
+    if !loss.is_finite() {
+        return Err(format!("{key}: the loss became {loss}").into());
+    }
+    Ok(Measured {
+        key: key.to_string(),
+        params: s.params,
+        steps,
+        step_seconds,
+    })
+}
+
+#[derive(serde::Deserialize)]
+struct PythonReport {
+    torch: String,
+    threads: i32,
+    models: std::collections::BTreeMap<String, PythonModel>,
+}
+
+#[derive(serde::Deserialize)]
+struct PythonModel {
+    params: i64,
+    step_seconds: Vec<f64>,
+}
+
+fn torch_python() -> Result<String> {
+    if let Ok(python) = std::env::var("DRIFT_TORCH_PYTHON") {
+        return Ok(python);
+    }
+    let out = Command::new(TORCH_PYTHON)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("running {TORCH_PYTHON}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("{TORCH_PYTHON} failed ({})", out.status).into());
+    }
+    Ok(String::from_utf8(out.stdout)?.trim().to_string())
+}
+
+fn run_python(
+    measured: &[Measured],
+    lengths: &[i64],
+    wait_policy: &str,
+    options: &Options,
+) -> Result<PythonReport> {
+    let python = torch_python()?;
+    let lengths: Vec<String> = lengths.iter().map(i64::to_string).collect();
+    let mut command = Command::new(&python);
+    command
+        .arg(SCRIPT)
+        .args(["--threads", &options.threads.to_string()])
+        .args(["--batch", &BATCH.to_string()])
+        .args(["--reps", &options.reps.to_string()])
+        .args(["--warmup", &options.warmup.to_string()])
+        .args(["--tokens", &TOKENS.to_string()])
+        .args(["--dim", &DIM.to_string()])
+        .args(["--lengths", &lengths.join(",")])
+        .args(
+            measured
+                .iter()
+                .map(|m| format!("{}:{}:{}", m.key, m.steps, m.params)),
+        )
+        .env("OMP_WAIT_POLICY", wait_policy)
+        .stderr(Stdio::inherit());
+    eprintln!("train_step: timing PyTorch with {python}");
+    let out = command
+        .output()
+        .map_err(|e| format!("running {python}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("{SCRIPT} failed ({})", out.status).into());
+    }
+    Ok(serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("reading the report of {SCRIPT}: {e}"))?)
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
+}
+
+/// `median ms (±half the range over the repetitions, in % of the median)`.
+fn cell(step_seconds: &[f64]) -> String {
+    let mid = median(step_seconds);
+    let lo = step_seconds.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = step_seconds.iter().copied().fold(0.0, f64::max);
+    format!("{:.3} (±{:.1}%)", mid * 1e3, (hi - lo) / 2.0 / mid * 100.0)
+}
+
+/// The libtorch version drift links, from `$LIBTORCH/version.py` where there is one.
+fn libtorch_version() -> Option<String> {
+    let text = std::fs::read_to_string(std::env::var("LIBTORCH").ok()? + "/version.py").ok()?;
+    let line = text.lines().find(|l| l.starts_with("__version__"))?;
+    Some(line.split('\'').nth(1)?.to_string())
+}
+
+/// Re-executes the bench with `OMP_WAIT_POLICY=passive` when it is unset: OpenMP reads it
+/// once at load time, and both sides must run with the same policy.
+fn ensure_wait_policy() -> Result<String> {
+    if let Ok(policy) = std::env::var("OMP_WAIT_POLICY") {
+        return Ok(policy);
+    }
+    eprintln!(
+        "train_step: warning: OMP_WAIT_POLICY is unset (run `eval \"$(scripts/libtorch-env)\"` \
+         first); re-running with OMP_WAIT_POLICY=passive"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        let mut args = std::env::args_os();
+        let program = args.next().ok_or("no program name")?;
+        let err = Command::new(program)
+            .args(args)
+            .env("OMP_WAIT_POLICY", "passive")
+            .exec();
+        Err(format!("re-running the bench: {err}").into())
+    }
+    #[cfg(not(unix))]
+    Ok("passive".to_string())
+}
+
+fn main() -> Result<()> {
+    let options = Options::parse()?;
+    let wait_policy = ensure_wait_policy()?;
+    tch::set_num_threads(options.threads);
+    // The text rows' real lengths, shared with the Python side.
+    tch::manual_seed(0);
+    let lengths = Tensor::randint_low(SHORTEST, TOKENS + 1, [BATCH], (Kind::Int64, Device::Cpu));
+    let length_list = Vec::<i64>::try_from(&lengths)?;
+
+    println!(
+        "train_step: CPU, {} thread(s), OMP_WAIT_POLICY={wait_policy}, libtorch {}; batch {BATCH}; \
+         bigru_s {} real of {TOKENS} tokens",
+        tch::get_num_threads(),
+        libtorch_version().unwrap_or_else(|| "(version unknown)".into()),
+        length_list.iter().sum::<i64>(),
+    );
+    let mut measured = Vec::new();
+    for key in &options.models {
+        let m = measure(key, &lengths, &options)?;
+        eprintln!(
+            "train_step: drift {key}: {} x {} steps, {} ms/step",
+            options.reps,
+            m.steps,
+            cell(&m.step_seconds)
+        );
+        measured.push(m);
+    }
+    if !options.bench {
+        println!("train_step: one step per model ran; `cargo bench` times them against PyTorch");
+        return Ok(());
+    }
+    let python = if options.drift_only {
+        None
+    } else {
+        let report = run_python(&measured, &length_list, &wait_policy, &options)?;
+        if report.threads != options.threads {
+            return Err(format!("PyTorch ran with {} threads", report.threads).into());
+        }
+        println!("PyTorch {} (Python), {} thread(s)", report.torch, report.threads);
+        Some(report)
+    };
+
+    println!();
+    println!(
+        "{:<8} {:>13} {:>13} {:>11} {:>20} {:>20} {:>12}",
+        "model",
+        "params drift",
+        "params torch",
+        "reps x steps",
+        "drift ms/step",
+        "PyTorch ms/step",
+        "drift/torch"
+    );
+    for m in &measured {
+        let theirs = python.as_ref().and_then(|p| p.models.get(&m.key));
+        let ours = median(&m.step_seconds);
+        println!(
+            "{:<8} {:>13} {:>13} {:>11} {:>20} {:>20} {:>12}",
+            m.key,
+            m.params,
+            theirs.map_or("-".into(), |t| t.params.to_string()),
+            format!("{} x {}", options.reps, m.steps),
+            cell(&m.step_seconds),
+            theirs.map_or("-".into(), |t| cell(&t.step_seconds)),
+            theirs.map_or("-".into(), |t| format!(
+                "{:.3}",
+                ours / median(&t.step_seconds)
+            )),
+        );
+    }
+    Ok(())
+}

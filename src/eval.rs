@@ -1,0 +1,178 @@
+//! Evaluation: a trained model's outputs on every row, and from them one metric value per
+//! drift-matrix cell under the regime's ID/OOD rule (cell `(i, j)` scores slice `j`'s
+//! test part when cutoff `i` trained on slice `j`, else the whole slice).
+//!
+//! The model runs once per checkpoint over every row of every slice, in batched no-grad
+//! passes in evaluation mode; each cell then picks its rows. How outputs become what a
+//! metric reads: class logits give the argmax class (and, for `macro-auc`, softmax
+//! scores: the positive-class probability for two classes, one-vs-rest otherwise);
+//! multi-label logits are ranked as they are (AUC is invariant to the sigmoid); a
+//! regression output is the prediction itself.
+
+use crate::data::Targets;
+use crate::metrics::{Metric, Predictions};
+use crate::slices::{Regime, SliceSplit};
+use crate::{Error, Result};
+
+/// Model outputs for the rows of a data set, `width` values per row (row-major). Rows that
+/// were not evaluated hold NaN.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outputs {
+    /// Values per row.
+    pub width: usize,
+    /// `rows * width` values.
+    pub values: Vec<f32>,
+}
+
+impl Outputs {
+    fn row(&self, r: usize) -> &[f32] {
+        &self.values[r * self.width..(r + 1) * self.width]
+    }
+}
+
+fn argmax(v: &[f32]) -> u32 {
+    // The first maximum, as torch.argmax.
+    let mut best = 0;
+    for (i, &x) in v.iter().enumerate() {
+        if x > v[best] {
+            best = i;
+        }
+    }
+    best as u32
+}
+
+fn softmax(v: &[f32]) -> Vec<f64> {
+    let max = v
+        .iter()
+        .fold(f64::NEG_INFINITY, |m, &x| m.max(f64::from(x)));
+    let exp: Vec<f64> = v.iter().map(|&x| (f64::from(x) - max).exp()).collect();
+    let sum: f64 = exp.iter().sum();
+    exp.into_iter().map(|e| e / sum).collect()
+}
+
+/// The metric of `rows` from `outputs`.
+pub fn score(
+    metric: Metric,
+    targets: &Targets,
+    outputs: &Outputs,
+    rows: &[usize],
+) -> Result<Option<f64>> {
+    if outputs.width != targets.outputs() {
+        return Err(Error::Invalid(format!(
+            "{} outputs per row for {} targets of width {}",
+            outputs.width,
+            targets.task(),
+            targets.outputs()
+        )));
+    }
+    match targets {
+        Targets::Classes { classes, labels } => {
+            let truth: Vec<u32> = rows.iter().map(|&r| labels[r]).collect();
+            if metric != Metric::MacroAuc {
+                let predicted: Vec<u32> = rows.iter().map(|&r| argmax(outputs.row(r))).collect();
+                return metric.compute(&Predictions::Classes {
+                    labels: &truth,
+                    predicted: &predicted,
+                });
+            }
+            let probs: Vec<Vec<f64>> = rows.iter().map(|&r| softmax(outputs.row(r))).collect();
+            if *classes == 2 {
+                let labels: Vec<bool> = truth.iter().map(|&l| l == 1).collect();
+                let scores: Vec<f64> = probs.iter().map(|p| p[1]).collect();
+                metric.compute(&Predictions::Scores {
+                    labels: &labels,
+                    scores: &scores,
+                })
+            } else {
+                let labels: Vec<bool> = truth
+                    .iter()
+                    .flat_map(|&l| (0..*classes as u32).map(move |c| c == l))
+                    .collect();
+                let scores: Vec<f64> = probs.concat();
+                metric.compute(&Predictions::MultiLabel {
+                    classes: *classes,
+                    labels: &labels,
+                    scores: &scores,
+                })
+            }
+        }
+        Targets::MultiLabel { classes, labels } => {
+            let truth: Vec<bool> = rows
+                .iter()
+                .flat_map(|&r| labels[r * classes..(r + 1) * classes].iter().copied())
+                .collect();
+            let scores: Vec<f64> = rows
+                .iter()
+                .flat_map(|&r| outputs.row(r).iter().map(|&x| f64::from(x)))
+                .collect();
+            metric.compute(&Predictions::MultiLabel {
+                classes: *classes,
+                labels: &truth,
+                scores: &scores,
+            })
+        }
+        Targets::Values(values) => {
+            let truth: Vec<f64> = rows.iter().map(|&r| values[r]).collect();
+            let predicted: Vec<f64> = rows.iter().map(|&r| f64::from(outputs.row(r)[0])).collect();
+            metric.compute(&Predictions::Values {
+                targets: &truth,
+                predicted: &predicted,
+            })
+        }
+    }
+}
+
+/// Row `cutoff` of the drift matrix: one cell per slice.
+pub fn matrix_row(
+    metric: Metric,
+    targets: &Targets,
+    outputs: &Outputs,
+    regime: &Regime,
+    splits: &[SliceSplit],
+    cutoff: usize,
+) -> Result<Vec<Option<f64>>> {
+    (0..splits.len())
+        .map(|j| {
+            score(
+                metric,
+                targets,
+                outputs,
+                &regime.eval_rows(splits, cutoff, j),
+            )
+        })
+        .collect()
+}
+
+/// Runs `model` over `rows` in no-grad batches of `batch` rows, in evaluation mode.
+#[cfg(feature = "torch")]
+pub fn predict(
+    model: &dyn crate::models::Model,
+    data: &crate::train::DataTensors,
+    total_rows: usize,
+    rows: &[usize],
+    batch: usize,
+    device: tch::Device,
+) -> Result<Outputs> {
+    let mut values: Vec<f32> = Vec::new();
+    let mut width = 0;
+    tch::no_grad(|| -> Result<()> {
+        for chunk in rows.chunks(batch.max(1)) {
+            let out = model
+                .forward_t(&data.input(chunk, device), false)
+                .to_device(tch::Device::Cpu)
+                .to_kind(tch::Kind::Float);
+            let w = out.size().get(1).copied().unwrap_or(1) as usize;
+            if values.is_empty() {
+                width = w;
+                values = vec![f32::NAN; total_rows * w];
+            }
+            let flat = Vec::<f32>::try_from(out.reshape([-1]))
+                .map_err(|e| Error::Invalid(format!("reading model outputs: {e}")))?;
+            for (k, &r) in chunk.iter().enumerate() {
+                values[r * w..(r + 1) * w].copy_from_slice(&flat[k * w..(k + 1) * w]);
+            }
+        }
+        Ok(())
+    })?;
+    Ok(Outputs { width, values })
+}

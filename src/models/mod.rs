@@ -1,0 +1,471 @@
+//! The model registry: every model of the reference (protocol.md §4) by key, what it reads,
+//! and, with the `torch` feature, how to build it.
+//!
+//! The metadata ([`registry`], [`info`], [`ModelConfig`]) is plain Rust, so presets can be
+//! checked without libtorch. With `torch`, `build` turns a key into a `Model` under a
+//! `tch::nn::Path` and `parameter_count` reports its trainable size.
+//!
+//! Shapes (`B` batch, `T` tokens, `D` token or embedding width):
+//!
+//! | input | tensors | models |
+//! |---|---|---|
+//! | `Input::Images` | `[B, C, H, W]` float | `mlp_*`, `cnn_*`, `resnet_*`, `vit_*` |
+//! | `Input::Tokens` | states `[B, T, D]` float, mask `[B, T]` bool, true = real token | `ffn_*`, `textcnn_*`, `bigru_s`, `bilstm_*`, `tx_*` |
+//! | `Input::Embeddings` | `[B, D]` float | `linear` |
+//!
+//! Every model returns logits `[B, outputs]` (a raw value for regression, `outputs = 1`).
+//! Token padding sits at the end of a row and never changes the output of a row.
+//! Initialisation draws from PyTorch's default distributions (Linear, Conv and RNN weights
+//! uniform in ±1/√fan_in, BatchNorm and LayerNorm weight 1, Xavier-uniform attention
+//! projections), not tch's; the ViT and Transformer embeddings start from N(0, 0.02²).
+//! Parameter names are the PyTorch `state_dict` keys of the equivalent `torch.nn` model
+//! (`encoder.layers.0.self_attn.in_proj_weight`, `rnn.weight_hh_l0_reverse`), so weights
+//! can be exchanged with it.
+//!
+//! Adding a model: write `src/models/<family>.rs` (a `Size` with per-size constants and a
+//! model type with `new(path, &Size, &ModelConfig) -> Result<Self>` implementing `Model`),
+//! then add one line to the `registry!` list below.
+//!
+//! ```
+//! use drift::models::{self, InputKind};
+//!
+//! let cnn = models::info("cnn_s")?;
+//! assert_eq!((cnn.family, cnn.input), ("cnn", InputKind::Image));
+//! assert!(models::info("cnn_xl").is_err());
+//! # Ok::<(), drift::Error>(())
+//! ```
+
+use crate::{Error, Result};
+
+#[cfg(feature = "torch")]
+mod cnn;
+#[cfg(feature = "torch")]
+mod encoder_layer;
+#[cfg(feature = "torch")]
+mod ffn;
+#[cfg(feature = "torch")]
+mod layers;
+#[cfg(feature = "torch")]
+mod linear_probe;
+#[cfg(feature = "torch")]
+mod mlp;
+#[cfg(feature = "torch")]
+mod resnet;
+#[cfg(feature = "torch")]
+mod rnn;
+#[cfg(feature = "torch")]
+mod textcnn;
+#[cfg(feature = "torch")]
+mod transformer;
+#[cfg(feature = "torch")]
+mod vit;
+
+/// What a model reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InputKind {
+    /// Images `[C, H, W]`.
+    Image,
+    /// Frozen-encoder token states `[T, D]` with a padding mask.
+    Tokens,
+    /// One pooled frozen-encoder embedding `[D]`.
+    Embedding,
+}
+
+impl InputKind {
+    /// The plural noun used in error messages.
+    #[cfg_attr(not(feature = "torch"), allow(dead_code))]
+    fn noun(self) -> &'static str {
+        match self {
+            InputKind::Image => "images",
+            InputKind::Tokens => "token states",
+            InputKind::Embedding => "pooled embeddings",
+        }
+    }
+}
+
+/// Shape of one input row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputShape {
+    /// An image.
+    Image {
+        /// Colour channels.
+        channels: i64,
+        /// Height in pixels.
+        height: i64,
+        /// Width in pixels.
+        width: i64,
+    },
+    /// Token states of a frozen text encoder.
+    Tokens {
+        /// Width of one token state.
+        dim: i64,
+        /// Most tokens a row can have (the length the states were cached at).
+        max_tokens: i64,
+    },
+    /// A pooled embedding of a frozen encoder.
+    Embedding {
+        /// Width of the embedding.
+        dim: i64,
+    },
+}
+
+impl InputShape {
+    /// The kind of input this shape describes.
+    pub fn kind(&self) -> InputKind {
+        match self {
+            InputShape::Image { .. } => InputKind::Image,
+            InputShape::Tokens { .. } => InputKind::Tokens,
+            InputShape::Embedding { .. } => InputKind::Embedding,
+        }
+    }
+}
+
+/// Everything a model's size depends on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ModelConfig {
+    /// Shape of one input row.
+    pub input: InputShape,
+    /// Width of the output: classes, labels, or 1 for regression.
+    pub outputs: i64,
+    /// Dropout probability of the layers that have one (0.1 in the reference).
+    pub dropout: f64,
+    /// Learned position embedding for the text Transformers (off in the reference code).
+    pub positional_embedding: bool,
+}
+
+impl ModelConfig {
+    /// The reference shapes: images 3x32x32 -> 2 logits.
+    pub fn reference_image() -> Self {
+        Self::reference(
+            InputShape::Image {
+                channels: 3,
+                height: 32,
+                width: 32,
+            },
+            2,
+        )
+    }
+
+    /// The reference shapes: 768-d token states (max 256 tokens) -> 7 outputs.
+    pub fn reference_text() -> Self {
+        Self::reference(
+            InputShape::Tokens {
+                dim: 768,
+                max_tokens: 256,
+            },
+            7,
+        )
+    }
+
+    /// Pooled 768-d embeddings -> 2 outputs.
+    pub fn reference_embedding() -> Self {
+        Self::reference(InputShape::Embedding { dim: 768 }, 2)
+    }
+
+    fn reference(input: InputShape, outputs: i64) -> Self {
+        ModelConfig {
+            input,
+            outputs,
+            dropout: 0.1,
+            positional_embedding: false,
+        }
+    }
+
+    /// Rejects sizes no model can be built with.
+    #[cfg_attr(not(feature = "torch"), allow(dead_code))]
+    fn check(&self) -> Result<()> {
+        let dims_positive = match self.input {
+            InputShape::Image {
+                channels,
+                height,
+                width,
+            } => channels > 0 && height > 0 && width > 0,
+            InputShape::Tokens { dim, max_tokens } => dim > 0 && max_tokens > 0,
+            InputShape::Embedding { dim } => dim > 0,
+        };
+        if !dims_positive {
+            return Err(Error::Invalid(format!(
+                "model input sizes must be positive, got {:?}",
+                self.input
+            )));
+        }
+        if self.outputs < 1 {
+            return Err(Error::Invalid(format!(
+                "a model needs at least one output, got {}",
+                self.outputs
+            )));
+        }
+        if !(0.0..1.0).contains(&self.dropout) {
+            return Err(Error::Invalid(format!(
+                "dropout must lie in [0, 1), got {}",
+                self.dropout
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// One registry entry.
+#[derive(Clone, Copy, Debug)]
+pub struct ModelInfo {
+    /// The key presets use, e.g. `cnn_s`.
+    pub key: &'static str,
+    /// The family the analysis groups by, e.g. `cnn`, `rnn`, `transformer`, `linear-probe`.
+    pub family: &'static str,
+    /// What the model reads.
+    pub input: InputKind,
+    /// The architecture in one line.
+    pub summary: &'static str,
+}
+
+/// Declares the registry: `key, family, input kind, summary => model type, size;` per model.
+/// The type and size are only read with the `torch` feature.
+macro_rules! registry {
+    ($(
+        $key:literal, $family:literal, $input:ident, $summary:literal => $model:ty, $size:expr;
+    )*) => {
+        const REGISTRY: &[ModelInfo] = &[$(ModelInfo {
+            key: $key,
+            family: $family,
+            input: InputKind::$input,
+            summary: $summary,
+        }),*];
+
+        #[cfg(feature = "torch")]
+        const BUILDERS: &[torch::Builder] = &[$(|path, config| {
+            Ok(Box::new(<$model>::new(path, &$size, config)?))
+        }),*];
+    };
+}
+
+registry! {
+    "mlp_s", "mlp", Image, "Flatten -> Linear+ReLU (32) -> Linear" => mlp::Mlp, mlp::S;
+    "mlp_m", "mlp", Image, "Flatten -> Linear+ReLU (128,128) -> Linear" => mlp::Mlp, mlp::M;
+    "mlp_l", "mlp", Image, "Flatten -> Linear+ReLU (512,512,512) -> Linear" => mlp::Mlp, mlp::L;
+    "cnn_s", "cnn", Image,
+        "Conv3x3+BN+ReLU+MaxPool blocks (32,64,128), global average pool -> Linear"
+        => cnn::Cnn, cnn::S;
+    "cnn_m", "cnn", Image,
+        "Conv3x3+BN+ReLU+MaxPool blocks (48,96,192,192), global average pool -> Linear"
+        => cnn::Cnn, cnn::M;
+    "cnn_l", "cnn", Image,
+        "Conv3x3+BN+ReLU+MaxPool blocks (64,128,256,256,512), global average pool -> Linear"
+        => cnn::Cnn, cnn::L;
+    "resnet_s", "resnet", Image,
+        "Conv3x3 stem, BasicBlock stages (18,36,72) x (1,1,1), average pool -> Linear"
+        => resnet::ResNet, resnet::S;
+    "resnet_m", "resnet", Image,
+        "Conv3x3 stem, BasicBlock stages (32,64,128) x (2,2,1), average pool -> Linear"
+        => resnet::ResNet, resnet::M;
+    "resnet_l", "resnet", Image,
+        "Conv3x3 stem, BasicBlock stages (56,112,224) x (2,2,2), average pool -> Linear"
+        => resnet::ResNet, resnet::L;
+    "vit_s", "vit", Image,
+        "ViT patch 4, dim 64, 2 post-LN layers, 4 heads, MLP 2x, LayerNorm(CLS) -> Linear"
+        => vit::Vit, vit::S;
+    "vit_m", "vit", Image,
+        "ViT patch 4, dim 128, 4 post-LN layers, 4 heads, MLP 2x, LayerNorm(CLS) -> Linear"
+        => vit::Vit, vit::M;
+    "vit_l", "vit", Image,
+        "ViT patch 4, dim 192, 6 post-LN layers, 6 heads, MLP 3x, LayerNorm(CLS) -> Linear"
+        => vit::Vit, vit::L;
+    "ffn_s", "ffn", Tokens, "Masked mean -> Linear+ReLU+Dropout (128) -> Linear"
+        => ffn::Ffn, ffn::S;
+    "ffn_m", "ffn", Tokens, "Masked mean -> Linear+ReLU+Dropout (512) -> Linear"
+        => ffn::Ffn, ffn::M;
+    "ffn_l", "ffn", Tokens, "Masked mean -> Linear+ReLU+Dropout (2048) -> Linear"
+        => ffn::Ffn, ffn::L;
+    "textcnn_s", "textcnn", Tokens,
+        "Conv1d 16 filters x kernels (3,4), ReLU, max over time -> Linear+ReLU (64) -> Linear"
+        => textcnn::TextCnn, textcnn::S;
+    "textcnn_m", "textcnn", Tokens,
+        "Conv1d 48 filters x kernels (3,4,5), ReLU, max over time -> Linear+ReLU (128) -> Linear"
+        => textcnn::TextCnn, textcnn::M;
+    "textcnn_l", "textcnn", Tokens,
+        "Conv1d 192 filters x kernels (3,4,5), ReLU, max over time -> Linear+ReLU (256) -> Linear"
+        => textcnn::TextCnn, textcnn::L;
+    "bigru_s", "rnn", Tokens,
+        "Linear+ReLU (64) -> BiGRU 64 by mask length -> masked mean -> Dropout -> Linear"
+        => rnn::Rnn, rnn::BIGRU_S;
+    "bilstm_m", "rnn", Tokens,
+        "Linear+ReLU (160) -> BiLSTM 160 by mask length -> masked mean -> Dropout -> Linear"
+        => rnn::Rnn, rnn::BILSTM_M;
+    "bilstm_attn_l", "rnn", Tokens,
+        "Linear+ReLU (224) -> 2-layer BiLSTM 224 by mask length -> attention pool, Dropout -> Linear"
+        => rnn::Rnn, rnn::BILSTM_ATTN_L;
+    "tx_s", "transformer", Tokens,
+        "Linear (64) -> 1 post-LN encoder layer, 4 heads, FF 128 -> masked mean -> Linear"
+        => transformer::TextTransformer, transformer::S;
+    "tx_m", "transformer", Tokens,
+        "Linear (112) -> 4 post-LN encoder layers, 4 heads, FF 224 -> masked mean -> Linear"
+        => transformer::TextTransformer, transformer::M;
+    "tx_l", "transformer", Tokens,
+        "Linear (192) -> 5 post-LN encoder layers, 6 heads, FF 512 -> masked mean -> Linear"
+        => transformer::TextTransformer, transformer::L;
+    "linear", "linear-probe", Embedding, "Linear head on a frozen encoder's pooled embedding"
+        => linear_probe::LinearProbe, ();
+}
+
+/// Every model, in a fixed order (image models, then text, then linear).
+pub fn registry() -> &'static [ModelInfo] {
+    REGISTRY
+}
+
+/// Looks a key up; an unknown key is an [`Error::Invalid`] that lists the known ones.
+pub fn info(key: &str) -> Result<&'static ModelInfo> {
+    position(key).map(|i| &REGISTRY[i])
+}
+
+fn position(key: &str) -> Result<usize> {
+    REGISTRY.iter().position(|m| m.key == key).ok_or_else(|| {
+        let known: Vec<_> = REGISTRY.iter().map(|m| m.key).collect();
+        Error::Invalid(format!(
+            "unknown model \"{key}\" (expected one of {})",
+            known.join(", ")
+        ))
+    })
+}
+
+#[cfg(feature = "torch")]
+pub use self::torch::{Input, Model, build, parameter_count};
+
+#[cfg(feature = "torch")]
+mod torch {
+    use tch::{Device, Tensor, nn};
+
+    use super::{BUILDERS, InputKind, InputShape, ModelConfig, REGISTRY, position};
+    use crate::{Error, Result};
+
+    pub(super) type Builder = fn(&nn::Path, &ModelConfig) -> Result<Box<dyn Model>>;
+
+    /// One batch of model input.
+    #[derive(Debug)]
+    pub enum Input {
+        /// [B, C, H, W] float.
+        Images(Tensor),
+        /// [B, T, D] float states and [B, T] bool mask (true = real token).
+        Tokens {
+            /// Token states; padded positions may hold anything.
+            states: Tensor,
+            /// True at real tokens; padding only at the end and at least one real token.
+            mask: Tensor,
+        },
+        /// [B, D] float.
+        Embeddings(Tensor),
+    }
+
+    impl Input {
+        /// What kind of input this is.
+        pub fn kind(&self) -> InputKind {
+            match self {
+                Input::Images(_) => InputKind::Image,
+                Input::Tokens { .. } => InputKind::Tokens,
+                Input::Embeddings(_) => InputKind::Embedding,
+            }
+        }
+
+        fn wrong(&self, want: InputKind) -> ! {
+            panic!(
+                "the model reads {}, but the batch holds {}",
+                want.noun(),
+                self.kind().noun()
+            )
+        }
+
+        pub(super) fn images(&self) -> &Tensor {
+            match self {
+                Input::Images(images) => images,
+                _ => self.wrong(InputKind::Image),
+            }
+        }
+
+        pub(super) fn tokens(&self) -> (&Tensor, &Tensor) {
+            match self {
+                Input::Tokens { states, mask } => (states, mask),
+                _ => self.wrong(InputKind::Tokens),
+            }
+        }
+
+        pub(super) fn embeddings(&self) -> &Tensor {
+            match self {
+                Input::Embeddings(embeddings) => embeddings,
+                _ => self.wrong(InputKind::Embedding),
+            }
+        }
+    }
+
+    /// A built model: logits [B, outputs] (regression: outputs = 1, raw value).
+    pub trait Model: std::fmt::Debug {
+        /// Runs one batch; `train` switches dropout on and BatchNorm to batch statistics.
+        ///
+        /// Panics when `input` is not the kind the model was built for ([`build`] checks
+        /// the config, the caller keeps batches consistent with it).
+        fn forward_t(&self, input: &Input, train: bool) -> Tensor;
+    }
+
+    /// Builds `key` under `path` for `config`.
+    ///
+    /// Fails with [`Error::Invalid`] when the key is unknown, the config's input kind is not
+    /// what the model reads, or the sizes do not fit the architecture (e.g. a ViT on images
+    /// whose sides are not multiples of the patch size).
+    pub fn build(key: &str, path: &nn::Path, config: &ModelConfig) -> Result<Box<dyn Model>> {
+        let index = position(key)?;
+        let want = REGISTRY[index].input;
+        let got = config.input.kind();
+        if want != got {
+            return Err(Error::Invalid(format!(
+                "model {key} reads {}, but the data gives {}",
+                want.noun(),
+                got.noun()
+            )));
+        }
+        config.check()?;
+        BUILDERS[index](path, config).map_err(|e| match e {
+            Error::Invalid(message) => Error::Invalid(format!("model {key}: {message}")),
+            other => other,
+        })
+    }
+
+    impl ModelConfig {
+        /// `(channels, height, width)` of an image config.
+        pub(super) fn image_shape(&self) -> (i64, i64, i64) {
+            match self.input {
+                InputShape::Image {
+                    channels,
+                    height,
+                    width,
+                } => (channels, height, width),
+                other => unreachable!("build checks the input kind, got {other:?}"),
+            }
+        }
+
+        /// Width of one token state or pooled embedding.
+        pub(super) fn feature_dim(&self) -> i64 {
+            match self.input {
+                InputShape::Tokens { dim, .. } | InputShape::Embedding { dim } => dim,
+                other => unreachable!("build checks the input kind, got {other:?}"),
+            }
+        }
+
+        /// Most tokens per row of a token config.
+        pub(super) fn max_tokens(&self) -> i64 {
+            match self.input {
+                InputShape::Tokens { max_tokens, .. } => max_tokens,
+                other => unreachable!("build checks the input kind, got {other:?}"),
+            }
+        }
+    }
+
+    /// Trainable parameter count of `key` for `config` (BatchNorm running statistics are
+    /// buffers and do not count).
+    ///
+    /// Builds the model on the CPU in a throwaway `VarStore`, which draws from libtorch's
+    /// global generator: count before seeding the run.
+    pub fn parameter_count(key: &str, config: &ModelConfig) -> Result<i64> {
+        let store = nn::VarStore::new(Device::Cpu);
+        build(key, &store.root(), config)?;
+        let count: usize = store.trainable_variables().iter().map(Tensor::numel).sum();
+        Ok(count as i64)
+    }
+}

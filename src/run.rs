@@ -1,0 +1,465 @@
+//! Running a preset end to end: load the data, cut and split the timeline, then for every
+//! (model, seed) train one model per cutoff, checkpoint it, score it on every slice, and
+//! write the drift-matrix artifact ([`crate::artifacts`]).
+//!
+//! A run folder `<out>/<preset>/<model>/seed-<n>/` keeps its work under `checkpoints/`:
+//! per cutoff `<label>.safetensors` (the final weights), `<label>.json` (the matrix row
+//! and the checkpoint's SHA-256, written after the row is scored) and
+//! `<label>.timing.json`. A rerun reuses every cutoff whose files are there and were
+//! made for the same preset, data, model, seed, device and thread count, so an
+//! interrupted run resumes where it stopped and ends with the same bytes as an
+//! uninterrupted one; work made for anything else is an error, never silently reused.
+//! `.lock` in the run folder is held (an OS file lock, released when the process ends)
+//! while a process writes there, so two runs cannot write the same folder.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::{Deserialize, Serialize};
+
+use crate::artifacts::{
+    self, CodeVersion, PresetRef, Provenance, RunArtifact, WallTimes, write_atomic,
+};
+use crate::data::{self, Dataset, Inputs};
+use crate::eval;
+use crate::matrix::Grid;
+use crate::models::{self, InputShape, ModelConfig};
+use crate::preset::{LoadedPreset, ModelSpec, Preset};
+use crate::slices::{SliceSplit, Timeline, downsample_slices, slice_rows, split_slice};
+use crate::train::checkpoint::{self, CheckpointId};
+use crate::train::device::{self, DeviceChoice};
+use crate::train::{self, DataTensors, Job, loss::LossFn};
+use crate::{Error, Result, sha256_hex};
+
+/// Rows per evaluation batch.
+const EVAL_BATCH: usize = 256;
+
+/// What to run and where.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Root of the artifact folders.
+    pub out: PathBuf,
+    /// Model keys to run (all of the preset's when empty).
+    pub models: Vec<String>,
+    /// Seeds to run (the preset's when empty).
+    pub seeds: Vec<u64>,
+    /// Device.
+    pub device: DeviceChoice,
+    /// libtorch threads.
+    pub threads: u32,
+    /// Draw progress bars on stderr.
+    pub progress: bool,
+}
+
+/// The timeline of a preset's data and each slice's split.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The slices.
+    pub timeline: Timeline,
+    /// One split per slice.
+    pub splits: Vec<SliceSplit>,
+}
+
+/// Cuts, down-samples (when the preset says so) and splits `data` as `preset` says.
+pub fn plan(preset: &Preset, data: &Dataset) -> Result<Plan> {
+    let mut timeline = slice_rows(&data.timestamps, &preset.slicing)?;
+    if timeline.slices.is_empty() {
+        return Err(Error::Invalid(format!(
+            "data {}: no slice has at least {} rows",
+            data.source.name, preset.slicing.min_rows
+        )));
+    }
+    if preset.downsample {
+        downsample_slices(&mut timeline.slices, preset.split.seed);
+    }
+    let splits = timeline
+        .slices
+        .iter()
+        .map(|s| {
+            let strata: Option<Vec<u32>> = data
+                .targets
+                .strata()
+                .map(|labels| s.rows.iter().map(|&r| labels[r]).collect());
+            split_slice(&s.rows, strata.as_deref(), &preset.split, &s.label)
+        })
+        .collect();
+    Ok(Plan { timeline, splits })
+}
+
+/// The model shapes `data` calls for.
+pub fn model_config(data: &Dataset) -> ModelConfig {
+    let input = match &data.inputs {
+        Inputs::Images {
+            channels,
+            height,
+            width,
+            ..
+        } => InputShape::Image {
+            channels: *channels as i64,
+            height: *height as i64,
+            width: *width as i64,
+        },
+        Inputs::Tokens { tokens, dim, .. } => InputShape::Tokens {
+            dim: *dim as i64,
+            max_tokens: *tokens as i64,
+        },
+        Inputs::Embeddings { dim, .. } => InputShape::Embedding { dim: *dim as i64 },
+    };
+    ModelConfig {
+        input,
+        outputs: data.targets.outputs() as i64,
+        dropout: 0.1,
+        positional_embedding: false,
+    }
+}
+
+/// `checkpoints/<label>.json`: one scored cutoff.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CutoffRecord {
+    id: CheckpointId,
+    checkpoint_sha256: String,
+    cells: Vec<Option<f64>>,
+}
+
+/// Runs every selected (model, seed) of `loaded` and returns the artifact folders.
+pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<PathBuf>> {
+    let preset = &loaded.preset;
+    // Validate everything before any work.
+    let specs: Vec<&ModelSpec> = if options.models.is_empty() {
+        preset.models.iter().collect()
+    } else {
+        options
+            .models
+            .iter()
+            .map(|key| {
+                preset.models.iter().find(|m| &m.key == key).ok_or_else(|| {
+                    let keys: Vec<&str> = preset.models.iter().map(|m| m.key.as_str()).collect();
+                    Error::Invalid(format!(
+                        "model {key:?} is not in preset {} (it has {})",
+                        preset.name,
+                        keys.join(", ")
+                    ))
+                })
+            })
+            .collect::<Result<_>>()?
+    };
+    let seeds = if options.seeds.is_empty() {
+        preset.seeds.clone()
+    } else {
+        options.seeds.clone()
+    };
+    let base = loaded.path.parent().unwrap_or(Path::new("."));
+    let data = data::load(&preset.data, base)?;
+    let config = model_config(&data);
+    for spec in &specs {
+        let info = models::info(&spec.key)?;
+        if info.input != config.input.kind() {
+            return Err(Error::Invalid(format!(
+                "model {} reads {:?} input, but data {} gives {:?}",
+                spec.key,
+                info.input,
+                data.source.name,
+                config.input.kind()
+            )));
+        }
+        LossFn::new(spec.train.loss, &data.targets, &[], tch::Device::Cpu)?;
+    }
+    let plan = plan(preset, &data)?;
+    device::set_threads(options.threads)?;
+    let device = device::resolve(options.device)?;
+    let tensors = DataTensors::new(&data);
+
+    let mut dirs = Vec::new();
+    for spec in &specs {
+        for &seed in &seeds {
+            let run = SeedRun {
+                loaded,
+                spec,
+                seed,
+                data: &data,
+                tensors: &tensors,
+                config: &config,
+                plan: &plan,
+                device,
+                options,
+            };
+            let dir = run.run().map_err(|e| {
+                Error::Invalid(format!(
+                    "{}/{}/seed-{seed}: {e}; no artifact was written for this run",
+                    preset.name, spec.key
+                ))
+            })?;
+            dirs.push(dir);
+        }
+    }
+    Ok(dirs)
+}
+
+/// One (model, seed) of a preset.
+struct SeedRun<'a> {
+    loaded: &'a LoadedPreset,
+    spec: &'a ModelSpec,
+    seed: u64,
+    data: &'a Dataset,
+    tensors: &'a DataTensors,
+    config: &'a ModelConfig,
+    plan: &'a Plan,
+    device: tch::Device,
+    options: &'a RunOptions,
+}
+
+impl SeedRun<'_> {
+    fn run(&self) -> Result<PathBuf> {
+        let preset = &self.loaded.preset;
+        let dir = artifacts::run_dir(&self.options.out, &preset.name, &self.spec.key, self.seed);
+        let work = dir.join("checkpoints");
+        std::fs::create_dir_all(&work).map_err(|e| Error::io(&work, e))?;
+        let _lock = lock(&dir)?;
+
+        let slices = &self.plan.timeline.slices;
+        let k = slices.len();
+        let epochs = self.spec.train.epochs;
+        let total: u64 = (0..k)
+            .map(|i| preset.regime.training_rows(&self.plan.splits, i).len() as u64 * epochs)
+            .sum();
+        let bar = self.progress_bar(total);
+
+        let mut grid = Grid::empty(k);
+        let mut timing = WallTimes {
+            train: 0.0,
+            eval: 0.0,
+        };
+        for (i, slice) in slices.iter().enumerate() {
+            let label = &slice.label;
+            let rows = preset.regime.training_rows(&self.plan.splits, i);
+            bar.set_message(format!(
+                "{} seed {} cutoff {label} ({}/{k})",
+                self.spec.key,
+                self.seed,
+                i + 1
+            ));
+            let (cells, times) = self.cutoff(&work, i, label, &rows, &bar)?;
+            for (j, value) in cells.into_iter().enumerate() {
+                grid.set(i, j, value);
+            }
+            timing.train += times.train;
+            timing.eval += times.eval;
+        }
+        bar.finish_and_clear();
+
+        let provenance = Provenance {
+            schema: artifacts::SCHEMA,
+            preset: PresetRef {
+                name: preset.name.clone(),
+                path: self.loaded.path.display().to_string(),
+                sha256: self.loaded.sha256.clone(),
+            },
+            model: self.spec.key.clone(),
+            seed: self.seed,
+            metric: preset.metric,
+            code: CodeVersion::current(),
+            data: self.data.source.clone(),
+            device: device::name(self.device),
+            threads: self.options.threads,
+        };
+        let run = RunArtifact {
+            slices: self.plan.timeline.labels(),
+            grid,
+            provenance,
+            timing: Some(timing),
+        };
+        artifacts::write_run(&self.options.out, &run)
+    }
+
+    fn progress_bar(&self, total: u64) -> ProgressBar {
+        let bar = ProgressBar::with_draw_target(
+            Some(total),
+            if self.options.progress {
+                ProgressDrawTarget::stderr()
+            } else {
+                ProgressDrawTarget::hidden()
+            },
+        );
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{msg} [{bar:24}] {human_pos}/{human_len} rows, {per_sec} ({eta} left)",
+            )
+            .expect("the template is valid")
+            .progress_chars("=> "),
+        );
+        bar
+    }
+
+    /// Scores cutoff `i`, reusing what an earlier process finished.
+    fn cutoff(
+        &self,
+        work: &Path,
+        i: usize,
+        label: &str,
+        rows: &[usize],
+        bar: &ProgressBar,
+    ) -> Result<(Vec<Option<f64>>, WallTimes)> {
+        let epochs = self.spec.train.epochs;
+        let id = CheckpointId {
+            preset_sha256: self.loaded.sha256.clone(),
+            data_sha256: self.data.source.sha256.clone(),
+            model: self.spec.key.clone(),
+            seed: self.seed,
+            cutoff: label.to_string(),
+            training_seed: train::training_seed(self.seed, &self.spec.key, label),
+            device: device::name(self.device),
+            threads: self.options.threads,
+        };
+        let record_path = work.join(format!("{label}.json"));
+        let checkpoint_path = work.join(format!("{label}.safetensors"));
+        let timing_path = work.join(format!("{label}.timing.json"));
+
+        if record_path.exists() {
+            let record = read_record(&record_path, &id, &checkpoint_path)?;
+            let times = read_timing(&timing_path);
+            bar.inc(rows.len() as u64 * epochs);
+            return Ok((record.cells, times));
+        }
+
+        let job = Job {
+            model: &self.spec.key,
+            config: self.config,
+            train: &self.spec.train,
+            rows,
+            training_seed: id.training_seed,
+            device: self.device,
+        };
+        let started = Instant::now();
+        let (built, checkpoint_sha256) = if checkpoint_path.exists() {
+            // Trained before an interruption during scoring.
+            let built = train::build(&job)?;
+            let sha = checkpoint::load(&built.vs, &id, &checkpoint_path)?;
+            bar.inc(rows.len() as u64 * epochs);
+            (built, sha)
+        } else {
+            let loss = LossFn::new(self.spec.train.loss, &self.data.targets, rows, self.device)?;
+            let message = bar.message();
+            let built = train::train(&job, self.tensors, &loss, |step| {
+                bar.set_message(format!(
+                    "{message} epoch {}/{epochs} loss {:.4}",
+                    step.epoch, step.loss
+                ));
+                bar.inc(step.rows as u64);
+            })
+            .map_err(|e| Error::Invalid(format!("cutoff {label}: {e}")))?;
+            let sha = checkpoint::save(&built.vs, &id, &checkpoint_path)?;
+            (built, sha)
+        };
+        let train_seconds = started.elapsed().as_secs_f64();
+
+        let started = Instant::now();
+        let mut all_rows: Vec<usize> = self
+            .plan
+            .timeline
+            .slices
+            .iter()
+            .flat_map(|s| s.rows.iter().copied())
+            .collect();
+        all_rows.sort_unstable();
+        let outputs = eval::predict(
+            built.model.as_ref(),
+            self.tensors,
+            self.data.rows(),
+            &all_rows,
+            EVAL_BATCH,
+            self.device,
+        )?;
+        let cells = eval::matrix_row(
+            self.loaded.preset.metric,
+            &self.data.targets,
+            &outputs,
+            &self.loaded.preset.regime,
+            &self.plan.splits,
+            i,
+        )?;
+        let times = WallTimes {
+            train: train_seconds,
+            eval: started.elapsed().as_secs_f64(),
+        };
+        let record = CutoffRecord {
+            id,
+            checkpoint_sha256,
+            cells,
+        };
+        write_atomic(
+            &timing_path,
+            (serde_json::to_string(&times).expect("times serialise") + "\n").as_bytes(),
+        )?;
+        write_atomic(
+            &record_path,
+            (serde_json::to_string_pretty(&record).expect("records serialise") + "\n").as_bytes(),
+        )?;
+        Ok((record.cells, times))
+    }
+}
+
+/// Takes the run folder's lock, or says who holds it.
+fn lock(dir: &Path) -> Result<File> {
+    let path = dir.join(".lock");
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::Invalid(format!(
+            "{}: another drift process is writing this run folder (it holds {})",
+            dir.display(),
+            path.display()
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(&path, e)),
+    }
+}
+
+/// Reads a cutoff record, checking it belongs to `id` and its checkpoint is intact.
+fn read_record(path: &Path, id: &CheckpointId, checkpoint: &Path) -> Result<CutoffRecord> {
+    let fail = |message: String| Error::Artifact {
+        path: path.to_path_buf(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let record: CutoffRecord =
+        serde_json::from_str(&text).map_err(|e| fail(format!("not a cutoff record: {e}")))?;
+    if &record.id != id {
+        return Err(fail(format!(
+            "made for {}, not for this run ({}); delete the run folder or use another --out",
+            serde_json::to_string(&record.id).expect("ids serialise"),
+            serde_json::to_string(id).expect("ids serialise"),
+        )));
+    }
+    let bytes = std::fs::read(checkpoint).map_err(|e| Error::io(checkpoint, e))?;
+    let actual = sha256_hex(&bytes);
+    if actual != record.checkpoint_sha256 {
+        return Err(Error::Artifact {
+            path: checkpoint.to_path_buf(),
+            message: format!(
+                "its sha256 {actual} is not the {} recorded in {}: the checkpoint was modified",
+                record.checkpoint_sha256,
+                path.display()
+            ),
+        });
+    }
+    Ok(record)
+}
+
+/// A cutoff's wall times; zero when the file is missing or unreadable (times are
+/// informative only and never checked).
+fn read_timing(path: &Path) -> WallTimes {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(WallTimes {
+            train: 0.0,
+            eval: 0.0,
+        })
+}

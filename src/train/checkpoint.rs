@@ -1,0 +1,153 @@
+//! Checkpoints as safetensors files: every variable of a model's `VarStore` (parameters
+//! and BatchNorm running statistics) as little-endian float32, named by its path, plus one
+//! metadata entry `drift` holding the JSON of [`CheckpointId`].
+//!
+//! The safetensors crate orders tensors by name and a single metadata entry has only one
+//! order, so identical weights give identical bytes (libtorch's own `.ot` format does
+//! not). The id is checked on load: a checkpoint is never reused for another preset,
+//! data set, model, seed, cutoff or thread count.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use safetensors::{Dtype, SafeTensors, tensor::TensorView};
+use serde::{Deserialize, Serialize};
+use tch::{Kind, Tensor, nn::VarStore};
+
+use crate::artifacts::write_atomic;
+use crate::{Error, Result, sha256_hex};
+
+const METADATA_KEY: &str = "drift";
+
+/// What a checkpoint was trained for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointId {
+    /// Preset content hash.
+    pub preset_sha256: String,
+    /// Data content hash.
+    pub data_sha256: String,
+    /// Model key.
+    pub model: String,
+    /// Run seed.
+    pub seed: u64,
+    /// Label of the cutoff slice.
+    pub cutoff: String,
+    /// The per-cutoff training seed derived from the three above.
+    pub training_seed: u32,
+    /// `cpu` or `cuda:N`.
+    pub device: String,
+    /// libtorch thread count.
+    pub threads: u32,
+}
+
+fn error(path: &Path, message: impl std::fmt::Display) -> Error {
+    Error::Artifact {
+        path: path.to_path_buf(),
+        message: message.to_string(),
+    }
+}
+
+/// Writes `vs` to `path` atomically and returns the file's SHA-256.
+pub fn save(vs: &VarStore, id: &CheckpointId, path: &Path) -> Result<String> {
+    let mut variables: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
+    variables.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut buffers = Vec::with_capacity(variables.len());
+    for (name, tensor) in &variables {
+        let t = tensor
+            .to_device(tch::Device::Cpu)
+            .to_kind(Kind::Float)
+            .contiguous();
+        let values = Vec::<f32>::try_from(t.reshape([-1]))
+            .map_err(|e| error(path, format!("{name}: {e}")))?;
+        let shape: Vec<usize> = t.size().iter().map(|&d| d as usize).collect();
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        buffers.push((name.clone(), shape, bytes));
+    }
+    let views = buffers
+        .iter()
+        .map(|(name, shape, bytes)| {
+            TensorView::new(Dtype::F32, shape.clone(), bytes).map(|v| (name.as_str(), v))
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|e| error(path, e))?;
+    let metadata = HashMap::from([(
+        METADATA_KEY.to_string(),
+        serde_json::to_string(id).expect("checkpoint ids serialise"),
+    )]);
+    let bytes = safetensors::serialize(views, Some(metadata)).map_err(|e| error(path, e))?;
+    write_atomic(path, &bytes)?;
+    Ok(sha256_hex(&bytes))
+}
+
+/// Reads the id of the checkpoint at `path`.
+pub fn read_id(bytes: &[u8], path: &Path) -> Result<CheckpointId> {
+    let (_, metadata) = SafeTensors::read_metadata(bytes)
+        .map_err(|e| error(path, format!("not a readable safetensors file: {e}")))?;
+    let json = metadata
+        .metadata()
+        .as_ref()
+        .and_then(|m| m.get(METADATA_KEY))
+        .ok_or_else(|| error(path, "no drift metadata: not a drift checkpoint"))?;
+    serde_json::from_str(json).map_err(|e| error(path, format!("drift metadata: {e}")))
+}
+
+/// Loads the checkpoint at `path` into `vs`, after checking that it was made for `id` and
+/// holds exactly the variables of `vs` with their shapes. Returns the file's SHA-256.
+pub fn load(vs: &VarStore, id: &CheckpointId, path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let found = read_id(&bytes, path)?;
+    if &found != id {
+        return Err(error(
+            path,
+            format!(
+                "made for {}, not for {}",
+                serde_json::to_string(&found).expect("ids serialise"),
+                serde_json::to_string(id).expect("ids serialise")
+            ),
+        ));
+    }
+    let file = SafeTensors::deserialize(&bytes)
+        .map_err(|e| error(path, format!("not a readable safetensors file: {e}")))?;
+    let mut variables = vs.variables();
+    if file.len() != variables.len() {
+        return Err(error(
+            path,
+            format!(
+                "{} tensors, but the model has {}",
+                file.len(),
+                variables.len()
+            ),
+        ));
+    }
+    tch::no_grad(|| -> Result<()> {
+        for (name, view) in file.tensors() {
+            let target = variables
+                .get_mut(&name)
+                .ok_or_else(|| error(path, format!("{name}: not a variable of the model")))?;
+            let shape: Vec<i64> = view.shape().iter().map(|&d| d as i64).collect();
+            if view.dtype() != Dtype::F32 || shape != target.size() {
+                return Err(error(
+                    path,
+                    format!(
+                        "{name}: {:?} {shape:?}, but the model has F32 {:?}",
+                        view.dtype(),
+                        target.size()
+                    ),
+                ));
+            }
+            let values: Vec<f32> = view
+                .data()
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes(c.try_into().expect("chunks of 4")))
+                .collect();
+            let source = Tensor::from_slice(&values)
+                .reshape(&shape)
+                .to_kind(target.kind())
+                .to_device(target.device());
+            target.copy_(&source);
+        }
+        Ok(())
+    })?;
+    Ok(sha256_hex(&bytes))
+}

@@ -1,0 +1,104 @@
+//! Where training runs: device choice (`cpu`, `cuda`, `cuda:N`, or the first GPU when
+//! there is one) and the libtorch thread count.
+//!
+//! Rust links with `--as-needed`, so a binary that calls no CUDA symbol does not load
+//! `libtorch_cuda.so` and libtorch reports no GPU. It is loaded here, on demand, from the
+//! libtorch the crate was built against: on a machine without the CUDA libraries the
+//! load fails and the CPU is used (or, when CUDA was asked for, the error says why).
+
+use std::sync::OnceLock;
+
+use crate::{Error, Result};
+
+/// The device a run asks for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DeviceChoice {
+    /// The first CUDA device when one is usable, else the CPU.
+    #[default]
+    Auto,
+    /// The CPU.
+    Cpu,
+    /// A CUDA device by index (`cuda` is `cuda:0`).
+    Cuda(usize),
+}
+
+impl std::str::FromStr for DeviceChoice {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(DeviceChoice::Auto),
+            "cpu" => Ok(DeviceChoice::Cpu),
+            "cuda" => Ok(DeviceChoice::Cuda(0)),
+            _ => s
+                .strip_prefix("cuda:")
+                .and_then(|n| n.parse().ok())
+                .map(DeviceChoice::Cuda)
+                .ok_or_else(|| {
+                    Error::Invalid(format!(
+                        "unknown device {s:?} (expected auto, cpu, cuda or cuda:N)"
+                    ))
+                }),
+        }
+    }
+}
+
+/// Loads `libtorch_cuda.so` once; the error says why CUDA is unusable.
+fn load_cuda() -> &'static std::result::Result<(), String> {
+    static LOADED: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+    LOADED.get_or_init(|| {
+        let dir = option_env!("DRIFT_LIBTORCH_LIB").unwrap_or("");
+        let path = std::path::Path::new(dir).join("libtorch_cuda.so");
+        // SAFETY: libtorch_cuda's initialisers only register CUDA kernels with libtorch,
+        // which is already loaded; the library stays loaded for the life of the process.
+        match unsafe { libloading::Library::new(&path) } {
+            Ok(lib) => {
+                std::mem::forget(lib);
+                Ok(())
+            }
+            Err(e) => Err(format!("cannot load {}: {e}", path.display())),
+        }
+    })
+}
+
+/// Resolves a choice to a libtorch device.
+pub fn resolve(choice: DeviceChoice) -> Result<tch::Device> {
+    let cuda_count = || match load_cuda() {
+        Ok(()) => Ok(tch::Cuda::device_count() as usize),
+        Err(e) => Err(e.clone()),
+    };
+    match choice {
+        DeviceChoice::Cpu => Ok(tch::Device::Cpu),
+        DeviceChoice::Auto => Ok(match cuda_count() {
+            Ok(n) if n > 0 => tch::Device::Cuda(0),
+            _ => tch::Device::Cpu,
+        }),
+        DeviceChoice::Cuda(index) => match cuda_count() {
+            Ok(n) if index < n => Ok(tch::Device::Cuda(index)),
+            Ok(n) => Err(Error::Invalid(format!(
+                "device cuda:{index} asked for, but libtorch sees {n} CUDA device(s)"
+            ))),
+            Err(e) => Err(Error::Invalid(format!(
+                "device cuda:{index} asked for, but CUDA is unusable: {e}"
+            ))),
+        },
+    }
+}
+
+/// The provenance name of a device: `cpu` or `cuda:N`.
+pub fn name(device: tch::Device) -> String {
+    match device {
+        tch::Device::Cuda(n) => format!("cuda:{n}"),
+        _ => "cpu".into(),
+    }
+}
+
+/// Sets libtorch's intra-op and inter-op thread counts. Results are bit-identical only
+/// for the same count, so it is explicit and recorded in provenance.
+pub fn set_threads(threads: u32) -> Result<()> {
+    if threads == 0 {
+        return Err(Error::Invalid("threads must be at least 1".into()));
+    }
+    tch::set_num_threads(threads as i32);
+    Ok(())
+}

@@ -1,0 +1,277 @@
+//! `drift run` end to end on the smoke presets: byte-identical artifacts across runs and
+//! after an interrupted run resumes, a diverging loss writes no artifact, and the lock,
+//! stale work and tampered checkpoints are refused with clear errors.
+#![cfg(feature = "torch")]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+const SMOKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/presets/smoke.toml");
+
+fn drift() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_drift"));
+    command.current_dir(env!("CARGO_MANIFEST_DIR"));
+    command
+}
+
+fn run(preset: &str, out: &Path, extra: &[&str]) -> Output {
+    drift()
+        .args(["run", preset, "--threads", "1", "--device", "cpu", "--out"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn run_ok(preset: &str, out: &Path) {
+    let output = run(preset, out, &[]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn stderr(output: &Output) -> String {
+    assert!(!output.status.success(), "the run should have failed");
+    String::from_utf8_lossy(&output.stderr).trim().to_string()
+}
+
+/// Every file under `root` except wall times and lock files, by relative path.
+fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(root)
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy();
+            !name.ends_with("timing.json") && name != ".lock"
+        })
+        .map(|e| {
+            let rel = e.path().strip_prefix(root).unwrap().to_path_buf();
+            (rel, fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
+
+fn assert_same_tree(a: &Path, b: &Path) {
+    let (ta, tb) = (tree(a), tree(b));
+    assert_eq!(
+        ta.keys().collect::<Vec<_>>(),
+        tb.keys().collect::<Vec<_>>(),
+        "different files"
+    );
+    for (path, bytes) in &ta {
+        assert!(bytes == &tb[path], "{} differs", path.display());
+    }
+}
+
+/// One uninterrupted smoke run, shared by the tests that compare against it.
+fn reference() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        run_ok(SMOKE, dir.path());
+        dir
+    })
+    .path()
+}
+
+#[test]
+fn the_smoke_preset_gives_byte_identical_artifacts_twice() {
+    let again = tempfile::tempdir().unwrap();
+    run_ok(SMOKE, again.path());
+    assert_same_tree(reference(), again.path());
+
+    // 3 models x 2 seeds, each a loadable artifact with 6 slices and 6 checkpoints.
+    let runs = drift::artifacts::find_runs(again.path()).unwrap();
+    assert_eq!(runs.len(), 6);
+    for dir in &runs {
+        let run = drift::artifacts::load_run(dir).unwrap();
+        assert_eq!(run.slices, ["2000", "2001", "2002", "2003", "2004", "2005"]);
+        assert!(run.timing.is_some());
+        // Cumulative training scores every cell; the ID cells use the test parts.
+        assert_eq!(run.grid.filled().count(), 36);
+        let checkpoints = fs::read_dir(dir.join("checkpoints"))
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().path().extension().unwrap() == "safetensors")
+            .count();
+        assert_eq!(checkpoints, 6);
+    }
+}
+
+#[test]
+fn a_killed_run_resumes_to_the_same_bytes() {
+    let out = tempfile::tempdir().unwrap();
+    let mut child = drift()
+        .args([
+            "run",
+            SMOKE,
+            "--threads",
+            "1",
+            "--device",
+            "cpu",
+            "-q",
+            "--out",
+        ])
+        .arg(out.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once the third model's first checkpoint exists: two models are done, the
+    // third is mid-way.
+    let marker = out
+        .path()
+        .join("smoke/vit_s/seed-0/checkpoints/2000.safetensors");
+    while !marker.exists() {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!out.path().join("smoke/vit_s/seed-1/SHA256SUMS").exists());
+
+    run_ok(SMOKE, out.path());
+    assert_same_tree(reference(), out.path());
+}
+
+#[test]
+fn a_run_killed_between_checkpoint_and_scores_resumes_from_the_checkpoint() {
+    // The states a kill can leave: a checkpoint without its scores, a matrix without its
+    // sums. Made from a finished run by removing what had not been written yet.
+    let out = tempfile::tempdir().unwrap();
+    run_ok(SMOKE, out.path());
+    let dir = out.path().join("smoke/cnn_s/seed-1");
+    fs::remove_file(dir.join("checkpoints/2003.json")).unwrap();
+    fs::remove_file(dir.join("checkpoints/2004.json")).unwrap();
+    fs::remove_file(dir.join("checkpoints/2004.safetensors")).unwrap();
+    fs::remove_file(dir.join("checkpoints/2005.json")).unwrap();
+    fs::remove_file(dir.join("checkpoints/2005.safetensors")).unwrap();
+    fs::remove_file(dir.join("SHA256SUMS")).unwrap();
+    fs::remove_file(dir.join("matrix.csv")).unwrap();
+    run_ok(SMOKE, out.path());
+    assert_same_tree(reference(), out.path());
+}
+
+#[test]
+fn a_diverging_loss_stops_the_run_and_writes_no_artifact() {
+    let dir = tempfile::tempdir().unwrap();
+    let preset = dir.path().join("diverge.toml");
+    let text = fs::read_to_string(SMOKE)
+        .unwrap()
+        .replace("name = \"smoke\"", "name = \"diverge\"")
+        .replace("learning_rate = 1e-3", "learning_rate = 1e30");
+    fs::write(&preset, text).unwrap();
+    let out = dir.path().join("out");
+    let message = stderr(&run(preset.to_str().unwrap(), &out, &["--models", "mlp_s"]));
+    assert!(
+        message.starts_with("error: diverge/mlp_s/seed-0: cutoff 2000: the loss became "),
+        "{message}"
+    );
+    assert!(
+        message.ends_with("; no artifact was written for this run"),
+        "{message}"
+    );
+    assert!(drift::artifacts::find_runs(&out).unwrap().is_empty());
+}
+
+#[test]
+fn a_second_process_cannot_write_a_locked_run_folder() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("smoke/mlp_s/seed-0");
+    fs::create_dir_all(&dir).unwrap();
+    let lock = fs::File::create(dir.join(".lock")).unwrap();
+    lock.lock().unwrap();
+    let message = stderr(&run(SMOKE, out.path(), &["--models", "mlp_s"]));
+    assert_eq!(
+        message,
+        format!(
+            "error: smoke/mlp_s/seed-0: {}: another drift process is writing this run folder \
+             (it holds {}); no artifact was written for this run",
+            dir.display(),
+            dir.join(".lock").display()
+        )
+    );
+    drop(lock);
+    run_ok(SMOKE, out.path());
+}
+
+#[test]
+fn work_made_for_another_preset_or_a_modified_checkpoint_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    run(SMOKE, &out, &["--models", "mlp_s", "--seeds", "0"]);
+
+    // Same name, other settings: the old checkpoints must not be reused.
+    let preset = dir.path().join("smoke.toml");
+    let text = fs::read_to_string(SMOKE)
+        .unwrap()
+        .replace("epochs = 3", "epochs = 2");
+    fs::write(&preset, text).unwrap();
+    let message = stderr(&run(preset.to_str().unwrap(), &out, &["--models", "mlp_s"]));
+    let record = out.join("smoke/mlp_s/seed-0/checkpoints/2000.json");
+    assert!(
+        message.starts_with(&format!(
+            "error: smoke/mlp_s/seed-0: {}: made for {{",
+            record.display()
+        )),
+        "{message}"
+    );
+    assert!(message.contains("delete the run folder or use another --out"));
+
+    // One flipped byte in a checkpoint.
+    let checkpoint = out.join("smoke/mlp_s/seed-0/checkpoints/2002.safetensors");
+    let mut bytes = fs::read(&checkpoint).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    fs::write(&checkpoint, bytes).unwrap();
+    let message = stderr(&run(SMOKE, &out, &["--models", "mlp_s", "--seeds", "0"]));
+    assert!(
+        message.contains(&format!("{}: its sha256 ", checkpoint.display())),
+        "{message}"
+    );
+    assert!(message.contains("the checkpoint was modified"), "{message}");
+}
+
+#[test]
+fn the_text_smoke_preset_runs_and_scores_every_cell() {
+    let out = tempfile::tempdir().unwrap();
+    let preset = concat!(env!("CARGO_MANIFEST_DIR"), "/presets/smoke-text.toml");
+    run_ok(preset, out.path());
+    let runs = drift::artifacts::load_all(out.path()).unwrap();
+    assert_eq!(
+        runs.iter().map(|r| r.model.as_str()).collect::<Vec<_>>(),
+        ["bigru_s", "ffn_s", "tx_s"]
+    );
+    for r in &runs {
+        assert_eq!(r.matrix.metric(), drift::Metric::MacroAuc);
+        let grid = &r.matrix.grids()[0];
+        assert_eq!(grid.filled().count(), 36);
+        assert!(grid.filled().all(|(_, _, v)| (0.0..=1.0).contains(&v)));
+    }
+}
+
+#[test]
+fn unknown_models_and_devices_are_refused_before_any_work() {
+    let out = tempfile::tempdir().unwrap();
+    assert_eq!(
+        stderr(&run(SMOKE, out.path(), &["--models", "resnet_s"])),
+        "error: model \"resnet_s\" is not in preset smoke (it has mlp_s, cnn_s, vit_s)"
+    );
+    let tpu = drift()
+        .args(["run", SMOKE, "--device", "tpu", "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        stderr(&tpu),
+        "error: unknown device \"tpu\" (expected auto, cpu, cuda or cuda:N)"
+    );
+    assert!(fs::read_dir(out.path()).unwrap().next().is_none());
+}
