@@ -12,15 +12,17 @@ passes. Settings (protocol.md §5):
 - bigru_s: B rows of [T, 768] token states with the given lengths, 7 labels, weighted BCE
   (pos_weight = neg / max(pos, 1) over the batch), AdamW lr 5e-4 wd 0.01, clip norm 1.0.
 
-Per model: `--warmup` untimed steps, then `--reps` timings of its `steps` steps; prints one
-JSON object on stdout, {"torch": version, "threads": n, "models": {key: {"params": n,
-"step_seconds": [seconds per step, one per repetition]}}}. Normally run by
+Normally run by the Rust driver, which passes thread count, batch, warm-up and text lengths
+as arguments and then, with --serve, the models, their parameter counts and step counts on
+stdin, alternating repetitions with its own (see `serve`):
 
     eval "$(scripts/libtorch-env)"; cargo bench --features torch --bench train_step
 
-which passes its thread count, batch, lengths and per-model step counts; by hand:
+By hand, `KEY:STEPS[:PARAMS]` per model: --warmup untimed steps, then --reps timings of
+STEPS steps; prints one JSON object, {"torch": version, "threads": n, "models": {key:
+{"params": n, "step_seconds": [seconds per step, one per repetition]}}}:
 
-    "$(scripts/torch-python)" benches/train_step.py --threads 1 mlp_s:20 bigru_s:5
+    "$(scripts/torch-python)" benches/train_step.py --threads 1 mlp_s:200 bigru_s:5
 """
 
 import argparse
@@ -150,31 +152,60 @@ def setup(key, args):
     return model, (images,), lambda logits: F.cross_entropy(logits, labels), opt, None
 
 
-def measure(key, steps, args):
-    model, inputs, loss_fn, opt, clip = setup(key, args)
-    params = list(model.parameters())
+class Trainer:
+    """One model, its fixed batch and optimiser; `run` times training steps."""
 
-    def step():
-        loss = loss_fn(model(*inputs))
+    def __init__(self, key, args):
+        self.model, self.inputs, self.loss_fn, self.opt, self.clip = setup(key, args)
+        self.parameters = list(self.model.parameters())
+        self.params = sum(p.numel() for p in self.parameters if p.requires_grad)
+
+    def step(self):
+        loss = self.loss_fn(self.model(*self.inputs))
         value = loss.item()
-        opt.zero_grad()
+        self.opt.zero_grad()
         loss.backward()
-        if clip is not None:
-            torch.nn.utils.clip_grad_norm_(params, clip)
-        opt.step()
+        if self.clip is not None:
+            torch.nn.utils.clip_grad_norm_(self.parameters, self.clip)
+        self.opt.step()
         return value
 
-    for _ in range(args.warmup):
-        step()
-    times = []
-    for _ in range(args.reps):
+    def run(self, steps):
+        """Seconds per step over `steps` steps, and the last loss."""
         start = time.perf_counter()
         for _ in range(steps):
-            value = step()
-        times.append((time.perf_counter() - start) / steps)
-    if value != value or abs(value) == float("inf"):
-        sys.exit(f"train_step.py: {key} loss became {value}")
-    return sum(p.numel() for p in params if p.requires_grad), times
+            value = self.step()
+        return (time.perf_counter() - start) / steps, value
+
+
+def load(key, expected, args):
+    trainer = Trainer(key, args)
+    if expected is not None and trainer.params != expected:
+        sys.exit(f"train_step.py: {key} has {trainer.params} parameters in PyTorch, "
+                 f"drift has {expected}")
+    return trainer
+
+
+def reply(message):
+    print(json.dumps(message), flush=True)
+
+
+def serve(args):
+    """The driver's protocol, one JSON object a line each way: after a greeting
+    {"torch", "threads"}, {"setup": key, "params": n} -> {"params": n} builds a model (and
+    runs --warmup steps), {"run": steps} -> {"seconds": per step, "loss": last}."""
+    reply({"torch": torch.__version__, "threads": torch.get_num_threads()})
+    trainer = None
+    for line in sys.stdin:
+        command = json.loads(line)
+        if "setup" in command:
+            trainer = None
+            trainer = load(command["setup"], command.get("params"), args)
+            trainer.run(max(args.warmup, 1))
+            reply({"params": trainer.params})
+        else:
+            seconds, loss = trainer.run(command["run"])
+            reply({"seconds": seconds, "loss": loss})
 
 
 def spec(text):
@@ -187,8 +218,10 @@ def spec(text):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("models", nargs="+", type=spec, metavar="KEY:STEPS[:PARAMS]",
+    parser.add_argument("models", nargs="*", type=spec, metavar="KEY:STEPS[:PARAMS]",
                         help="model, timed steps per repetition, expected parameter count")
+    parser.add_argument("--serve", action="store_true",
+                        help="take models and step counts from the driver on stdin")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--batch", type=int, default=64, help="image batch size")
     parser.add_argument("--reps", type=int, default=5)
@@ -203,15 +236,19 @@ def main():
                     else [args.tokens] * 64)
     if not all(1 <= n <= args.tokens for n in args.lengths):
         parser.error(f"--lengths must lie in 1..={args.tokens}")
+    if args.serve == bool(args.models):
+        parser.error("give either models or --serve")
     torch.set_num_threads(args.threads)
+    if args.serve:
+        return serve(args)
 
     results = {}
     for key, steps, expected in args.models:
-        params, times = measure(key, steps, args)
-        if expected is not None and params != expected:
-            sys.exit(f"train_step.py: {key} has {params} parameters in PyTorch, "
-                     f"drift has {expected}")
-        results[key] = {"params": params, "step_seconds": times}
+        trainer = load(key, expected, args)
+        if args.warmup:
+            trainer.run(args.warmup)
+        times = [trainer.run(steps)[0] for _ in range(args.reps)]
+        results[key] = {"params": trainer.params, "step_seconds": times}
     print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(),
                       "models": results}))
 

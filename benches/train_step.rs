@@ -1,9 +1,9 @@
 //! Training-step benchmark: drift against PyTorch in Python, same model, same batch.
 //!
 //! Measures the wall time of one training step, on the CPU, of `mlp_s`, `cnn_s`, `vit_s` and
-//! `bigru_s` (src/models) as `drift::train` runs it: forward in train mode, loss, reading the
-//! loss value, `zero_grad`, backward, gradient clipping (text setting only), optimiser step,
-//! on one fixed random batch (no data loading). The settings are the reference ones
+//! `bigru_s` (src/models) as `drift::train` takes it: forward in train mode, loss, reading
+//! the loss value, `zero_grad`, backward, gradient clipping (text setting only), optimiser
+//! step, on one fixed random batch (no data loading). The settings are the reference ones
 //! (protocol.md §5):
 //!
 //! - images: batch 64 x 3x32x32, 2 classes, cross-entropy, Adam lr 5e-4;
@@ -11,13 +11,14 @@
 //!   7 labels, weighted BCE (pos_weight = neg / max(pos, 1) over the batch), AdamW lr 5e-4,
 //!   weight decay 0.01, gradient norm clipped to 1.0.
 //!
-//! Per model, after `--warmup` untimed steps, the step count is sized so that `--reps`
-//! repetitions take about `--seconds` on this side (or fixed with `--steps`); the result is
-//! the median over the repetitions of their time per step. Then one Python process
-//! (`benches/train_step.py`) times the identical `torch.nn` models with the same batch
-//! shapes, text lengths, step counts, repetitions and thread count, and checks that its
-//! parameter counts equal drift's. The table gives both times and the ratio drift/PyTorch
-//! (below 1: drift is faster).
+//! One process pair: this one and one Python process (`benches/train_step.py --serve`) that
+//! builds the identical `torch.nn` models (their parameter counts must equal drift's) with
+//! the same batch shapes, text lengths, thread count and warm-up. Per model, after `--warmup`
+//! untimed steps on each side, the step count is sized so that drift's `--reps` repetitions
+//! take about `--seconds` (or fixed with `--steps`); the repetitions then alternate between
+//! the sides (drift first, then PyTorch first, …) so that both see the same machine load.
+//! The table gives per side the median over the repetitions of the time per step (± half
+//! their range) and the ratio of the medians drift/PyTorch (below 1: drift is faster).
 //!
 //! ```text
 //! eval "$(scripts/libtorch-env)"; cargo bench --features torch --bench train_step
@@ -25,20 +26,23 @@
 //! ```
 //!
 //! Options (after `--`): `--threads N` (default 1, or `DRIFT_BENCH_THREADS`), `--models
-//! a,b`, `--seconds S` (timed seconds per model and side, default 10), `--reps R` (5),
+//! a,b`, `--seconds S` (drift's timed seconds per model, default 10), `--reps R` (5),
 //! `--warmup W` (3), `--steps N` (fixed steps per repetition), `--drift-only`. Both sides
-//! run with `set_num_threads(N)` and the same `OMP_WAIT_POLICY` (the bench re-executes
-//! itself with `passive`, what `scripts/libtorch-env` exports, when it is unset). The
-//! Python is `$DRIFT_TORCH_PYTHON`, else what `scripts/torch-python` prints (it installs
-//! torch 2.13.0, the libtorch drift links, on first use). Without `--bench` (`cargo test
-//! --benches`) each model runs one step on the drift side only.
+//! call `set_num_threads(N)` and run with the same environment, `OMP_WAIT_POLICY` included
+//! (the bench re-executes itself with `passive`, what `scripts/libtorch-env` exports, when
+//! it is unset; glibc's `MALLOC_*` tunables reach both sides too). The Python is
+//! `$DRIFT_TORCH_PYTHON`, else what `scripts/torch-python` prints (it installs torch 2.13.0,
+//! the libtorch drift links, on first use). Without `--bench` (`cargo test --benches`) each
+//! model runs one step on the drift side only.
 
 use std::error::Error;
-use std::process::{Command, Stdio};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
 use drift::models::{self, Input, InputShape, ModelConfig};
 use drift::train::loss::{cross_entropy, weighted_bce};
+use serde_json::{Value, json};
 use tch::nn::{self, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
 
@@ -99,10 +103,16 @@ impl Options {
                 "--warmup" => options.warmup = value()?.parse()?,
                 "--steps" => options.steps = Some(value()?.parse()?),
                 "--models" => options.models = value()?.split(',').map(String::from).collect(),
-                other => return Err(format!("unknown argument {other} (see the file's header)").into()),
+                other => {
+                    return Err(format!("unknown argument {other} (see the file's header)").into());
+                }
             }
         }
-        if let Some(bad) = options.models.iter().find(|m| !MODELS.contains(&m.as_str())) {
+        if let Some(bad) = options
+            .models
+            .iter()
+            .find(|m| !MODELS.contains(&m.as_str()))
+        {
             return Err(format!("--models: {bad} is not one of {}", MODELS.join(",")).into());
         }
         if options.threads < 1 || options.reps < 1 || options.steps == Some(0) {
@@ -148,7 +158,11 @@ fn setup(key: &str, lengths: &Tensor) -> Result<Setup> {
         ModelConfig::reference_image()
     };
     let model = models::build(key, &vs.root(), &config)?;
-    let params = vs.trainable_variables().iter().map(Tensor::numel).sum::<usize>() as i64;
+    let params = vs
+        .trainable_variables()
+        .iter()
+        .map(Tensor::numel)
+        .sum::<usize>() as i64;
     let cpu = (Kind::Float, Device::Cpu);
     let (batch, opt, clip) = if text {
         let rows = lengths.size()[0];
@@ -156,7 +170,9 @@ fn setup(key: &str, lengths: &Tensor) -> Result<Setup> {
             .unsqueeze(0)
             .lt_tensor(&lengths.unsqueeze(1));
         let states = Tensor::randn([rows, TOKENS, DIM], cpu);
-        let targets = Tensor::rand([rows, LABELS], cpu).lt(0.3).to_kind(Kind::Float);
+        let targets = Tensor::rand([rows, LABELS], cpu)
+            .lt(0.3)
+            .to_kind(Kind::Float);
         let pos = targets.sum_dim_intlist(0, false, Kind::Float);
         let pos_weight = (-&pos + rows as f64) / pos.clamp_min(1.0);
         let batch = Batch {
@@ -202,15 +218,100 @@ impl Setup {
     }
 }
 
-/// drift's measurement of one model.
+/// The Python side, driven one JSON line at a time (`train_step.py --serve`).
+struct Peer {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    torch: String,
+    threads: i64,
+}
+
+impl Peer {
+    fn start(lengths: &[i64], wait_policy: &str, options: &Options) -> Result<Self> {
+        let python = torch_python()?;
+        let lengths: Vec<String> = lengths.iter().map(i64::to_string).collect();
+        eprintln!("train_step: PyTorch side: {python} {SCRIPT}");
+        let mut child = Command::new(&python)
+            .arg(SCRIPT)
+            .arg("--serve")
+            .args(["--threads", &options.threads.to_string()])
+            .args(["--batch", &BATCH.to_string()])
+            .args(["--warmup", &options.warmup.to_string()])
+            .args(["--tokens", &TOKENS.to_string()])
+            .args(["--dim", &DIM.to_string()])
+            .args(["--lengths", &lengths.join(",")])
+            .env("OMP_WAIT_POLICY", wait_policy)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("running {python}: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        let mut peer = Peer {
+            child,
+            stdin,
+            stdout,
+            torch: String::new(),
+            threads: 0,
+        };
+        let hello = peer.receive()?;
+        peer.torch = hello["torch"].as_str().unwrap_or("?").to_string();
+        peer.threads = hello["threads"].as_i64().unwrap_or(0);
+        if peer.threads != i64::from(options.threads) {
+            return Err(format!("PyTorch runs with {} threads", peer.threads).into());
+        }
+        Ok(peer)
+    }
+
+    fn receive(&mut self) -> Result<Value> {
+        let mut line = String::new();
+        if self.stdout.read_line(&mut line)? == 0 {
+            let status = self.child.wait()?;
+            return Err(format!("{SCRIPT} stopped ({status}); its error is above").into());
+        }
+        Ok(serde_json::from_str(&line)?)
+    }
+
+    /// Closes the Python side's input, which ends it.
+    fn finish(self) -> Result<()> {
+        let Peer {
+            mut child, stdin, ..
+        } = self;
+        drop(stdin);
+        let status = child.wait()?;
+        if !status.success() {
+            return Err(format!("{SCRIPT} failed at exit ({status})").into());
+        }
+        Ok(())
+    }
+
+    fn ask(&mut self, message: Value) -> Result<Value> {
+        writeln!(self.stdin, "{message}")?;
+        self.stdin.flush()?;
+        self.receive()
+    }
+}
+
+/// Both sides' measurement of one model.
 struct Measured {
     key: String,
     params: i64,
     steps: usize,
-    step_seconds: Vec<f64>,
+    /// Seconds per step, one per repetition.
+    drift: Vec<f64>,
+    /// PyTorch's parameter count and seconds per step.
+    torch: Option<(i64, Vec<f64>)>,
 }
 
-fn measure(key: &str, lengths: &Tensor, options: &Options) -> Result<Measured> {
+/// Times `key` on both sides, alternating which side runs a repetition first.
+fn measure(
+    key: &str,
+    lengths: &Tensor,
+    options: &Options,
+    mut peer: Option<&mut Peer>,
+) -> Result<Measured> {
     let mut s = setup(key, lengths)?;
     for _ in 0..options.warmup {
         s.step();
@@ -226,37 +327,49 @@ fn measure(key: &str, lengths: &Tensor, options: &Options) -> Result<Measured> {
         let per_step = start.elapsed().as_secs_f64() / probed as f64;
         ((options.seconds / options.reps as f64 / per_step).round() as usize).max(1)
     });
-    let mut step_seconds = Vec::new();
-    let mut loss = 0.0;
-    for _ in 0..options.reps {
-        let start = Instant::now();
-        for _ in 0..steps {
-            loss = s.step();
+    let torch_params = match peer.as_deref_mut() {
+        Some(p) => {
+            let reply = p.ask(json!({"setup": key, "params": s.params}))?;
+            Some(reply["params"].as_i64().ok_or("no parameter count")?)
         }
-        step_seconds.push(start.elapsed().as_secs_f64() / steps as f64);
-    }
-    if !loss.is_finite() {
-        return Err(format!("{key}: the loss became {loss}").into());
+        None => None,
+    };
+    let mut drift = Vec::new();
+    let mut torch = Vec::new();
+    for rep in 0..options.reps {
+        for side in [rep % 2, 1 - rep % 2] {
+            match (side, peer.as_deref_mut()) {
+                (0, _) => {
+                    let start = Instant::now();
+                    let mut loss = 0.0;
+                    for _ in 0..steps {
+                        loss = s.step();
+                    }
+                    drift.push(start.elapsed().as_secs_f64() / steps as f64);
+                    if !loss.is_finite() {
+                        return Err(format!("{key}: the drift loss became {loss}").into());
+                    }
+                }
+                (_, Some(p)) => {
+                    let reply = p.ask(json!({ "run": steps }))?;
+                    torch.push(reply["seconds"].as_f64().ok_or("no time")?);
+                    if !reply["loss"].as_f64().is_some_and(f64::is_finite) {
+                        return Err(
+                            format!("{key}: the PyTorch loss became {}", reply["loss"]).into()
+                        );
+                    }
+                }
+                (_, None) => {}
+            }
+        }
     }
     Ok(Measured {
         key: key.to_string(),
         params: s.params,
         steps,
-        step_seconds,
+        drift,
+        torch: torch_params.map(|p| (p, torch)),
     })
-}
-
-#[derive(serde::Deserialize)]
-struct PythonReport {
-    torch: String,
-    threads: i32,
-    models: std::collections::BTreeMap<String, PythonModel>,
-}
-
-#[derive(serde::Deserialize)]
-struct PythonModel {
-    params: i64,
-    step_seconds: Vec<f64>,
 }
 
 fn torch_python() -> Result<String> {
@@ -271,42 +384,6 @@ fn torch_python() -> Result<String> {
         return Err(format!("{TORCH_PYTHON} failed ({})", out.status).into());
     }
     Ok(String::from_utf8(out.stdout)?.trim().to_string())
-}
-
-fn run_python(
-    measured: &[Measured],
-    lengths: &[i64],
-    wait_policy: &str,
-    options: &Options,
-) -> Result<PythonReport> {
-    let python = torch_python()?;
-    let lengths: Vec<String> = lengths.iter().map(i64::to_string).collect();
-    let mut command = Command::new(&python);
-    command
-        .arg(SCRIPT)
-        .args(["--threads", &options.threads.to_string()])
-        .args(["--batch", &BATCH.to_string()])
-        .args(["--reps", &options.reps.to_string()])
-        .args(["--warmup", &options.warmup.to_string()])
-        .args(["--tokens", &TOKENS.to_string()])
-        .args(["--dim", &DIM.to_string()])
-        .args(["--lengths", &lengths.join(",")])
-        .args(
-            measured
-                .iter()
-                .map(|m| format!("{}:{}:{}", m.key, m.steps, m.params)),
-        )
-        .env("OMP_WAIT_POLICY", wait_policy)
-        .stderr(Stdio::inherit());
-    eprintln!("train_step: timing PyTorch with {python}");
-    let out = command
-        .output()
-        .map_err(|e| format!("running {python}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("{SCRIPT} failed ({})", out.status).into());
-    }
-    Ok(serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("reading the report of {SCRIPT}: {e}"))?)
 }
 
 fn median(values: &[f64]) -> f64 {
@@ -376,35 +453,39 @@ fn main() -> Result<()> {
         libtorch_version().unwrap_or_else(|| "(version unknown)".into()),
         length_list.iter().sum::<i64>(),
     );
+    let mut peer = if options.drift_only {
+        None
+    } else {
+        let peer = Peer::start(&length_list, &wait_policy, &options)?;
+        println!(
+            "train_step: PyTorch {} (Python), {} thread(s)",
+            peer.torch, peer.threads
+        );
+        Some(peer)
+    };
     let mut measured = Vec::new();
     for key in &options.models {
-        let m = measure(key, &lengths, &options)?;
+        let m = measure(key, &lengths, &options, peer.as_mut())?;
         eprintln!(
-            "train_step: drift {key}: {} x {} steps, {} ms/step",
+            "train_step: {key}: {} x {} steps, drift {} ms/step, PyTorch {} ms/step",
             options.reps,
             m.steps,
-            cell(&m.step_seconds)
+            cell(&m.drift),
+            m.torch.as_ref().map_or("-".into(), |(_, t)| cell(t)),
         );
         measured.push(m);
+    }
+    if let Some(peer) = peer {
+        peer.finish()?;
     }
     if !options.bench {
         println!("train_step: one step per model ran; `cargo bench` times them against PyTorch");
         return Ok(());
     }
-    let python = if options.drift_only {
-        None
-    } else {
-        let report = run_python(&measured, &length_list, &wait_policy, &options)?;
-        if report.threads != options.threads {
-            return Err(format!("PyTorch ran with {} threads", report.threads).into());
-        }
-        println!("PyTorch {} (Python), {} thread(s)", report.torch, report.threads);
-        Some(report)
-    };
 
     println!();
     println!(
-        "{:<8} {:>13} {:>13} {:>11} {:>20} {:>20} {:>12}",
+        "{:<8} {:>13} {:>13} {:>12} {:>20} {:>20} {:>12}",
         "model",
         "params drift",
         "params torch",
@@ -414,19 +495,18 @@ fn main() -> Result<()> {
         "drift/torch"
     );
     for m in &measured {
-        let theirs = python.as_ref().and_then(|p| p.models.get(&m.key));
-        let ours = median(&m.step_seconds);
+        let none = || "-".to_string();
         println!(
-            "{:<8} {:>13} {:>13} {:>11} {:>20} {:>20} {:>12}",
+            "{:<8} {:>13} {:>13} {:>12} {:>20} {:>20} {:>12}",
             m.key,
             m.params,
-            theirs.map_or("-".into(), |t| t.params.to_string()),
+            m.torch.as_ref().map_or_else(none, |(p, _)| p.to_string()),
             format!("{} x {}", options.reps, m.steps),
-            cell(&m.step_seconds),
-            theirs.map_or("-".into(), |t| cell(&t.step_seconds)),
-            theirs.map_or("-".into(), |t| format!(
+            cell(&m.drift),
+            m.torch.as_ref().map_or_else(none, |(_, t)| cell(t)),
+            m.torch.as_ref().map_or_else(none, |(_, t)| format!(
                 "{:.3}",
-                ours / median(&t.step_seconds)
+                median(&m.drift) / median(t)
             )),
         );
     }

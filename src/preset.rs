@@ -85,10 +85,14 @@ pub struct TrainConfig {
 pub struct ModelSpec {
     /// Registry key, e.g. `cnn_s`.
     pub key: String,
-    /// Family for averages (defaults to the key without its `_s/_m/_l` suffix).
+    /// Family for averages (defaults to the registry's family of the key).
     pub family: String,
     /// The preset's `[train]` with this model's overrides applied.
     pub train: TrainConfig,
+    /// A learned position embedding for a text Transformer (`tx_*`); off by default, as
+    /// in the reference code. Left out of the canonical JSON when off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub positional_embedding: bool,
 }
 
 /// A checked preset.
@@ -388,6 +392,7 @@ struct RawModel {
     weight_decay: Option<NonNegativeNumber>,
     batch_size: Option<PositiveInt>,
     epochs: Option<PositiveInt>,
+    positional_embedding: Option<bool>,
 }
 
 impl RawPreset {
@@ -508,11 +513,17 @@ impl RawPreset {
             if models.iter().any(|other| other.key == m.key.0) {
                 return Err(format!("models[{k}].key: model {} appears twice", m.key.0));
             }
-            crate::models::info(&m.key.0).map_err(|e| format!("models[{k}].key: {e}"))?;
-            let family = m.family.map_or_else(
-                || crate::analysis::default_family(&m.key.0).to_string(),
-                |f| f.0,
-            );
+            let info =
+                crate::models::info(&m.key.0).map_err(|e| format!("models[{k}].key: {e}"))?;
+            let family = m.family.map_or_else(|| info.family.to_string(), |f| f.0);
+            let positional_embedding = m.positional_embedding.unwrap_or(false);
+            if positional_embedding && info.family != "transformer" {
+                return Err(format!(
+                    "models[{k}].positional_embedding: only the text Transformers (tx_*) \
+                     have one, not {}",
+                    m.key.0
+                ));
+            }
             let mut train = base.clone();
             if let Some(v) = m.learning_rate {
                 train.learning_rate = v.0;
@@ -530,6 +541,7 @@ impl RawPreset {
                 key: m.key.0,
                 family,
                 train,
+                positional_embedding,
             });
         }
 

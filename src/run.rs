@@ -88,7 +88,8 @@ pub fn plan(preset: &Preset, data: &Dataset) -> Result<Plan> {
     Ok(Plan { timeline, splits })
 }
 
-/// The model shapes `data` calls for.
+/// The model shapes `data` calls for (without a position embedding; see
+/// [`ModelSpec::positional_embedding`]).
 pub fn model_config(data: &Dataset) -> ModelConfig {
     let input = match &data.inputs {
         Inputs::Images {
@@ -175,6 +176,10 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
     let mut dirs = Vec::new();
     for spec in &specs {
         for &seed in &seeds {
+            let config = ModelConfig {
+                positional_embedding: spec.positional_embedding,
+                ..config
+            };
             let run = SeedRun {
                 loaded,
                 spec,

@@ -273,7 +273,16 @@ mod torch {
 
         // The checkpoint is loaded on the CPU: saliency is cheap and CPU results are the
         // reproducible ones.
-        let config = model_config(&data);
+        let spec = loaded
+            .preset
+            .models
+            .iter()
+            .find(|m| m.key == p.model)
+            .ok_or_else(|| Error::Invalid(format!("model {} is not in the preset", p.model)))?;
+        let config = crate::models::ModelConfig {
+            positional_embedding: spec.positional_embedding,
+            ..model_config(&data)
+        };
         let id = CheckpointId {
             preset_sha256: p.preset.sha256.clone(),
             data_sha256: p.data.sha256.clone(),
@@ -284,12 +293,6 @@ mod torch {
             device: p.device.clone(),
             threads: p.threads,
         };
-        let spec = loaded
-            .preset
-            .models
-            .iter()
-            .find(|m| m.key == p.model)
-            .ok_or_else(|| Error::Invalid(format!("model {} is not in the preset", p.model)))?;
         let job = Job {
             model: &p.model,
             config: &config,

@@ -206,7 +206,7 @@ models = [{ key = "linear" }]
         (t.learning_rate, t.weight_decay, t.grad_clip),
         (1.0, 0.0, None)
     );
-    assert_eq!(p.models[0].family, "linear");
+    assert_eq!(p.models[0].family, "linear-probe");
 }
 
 #[test]
@@ -272,7 +272,7 @@ fn unknown_fields_name_their_table() {
     assert_eq!(
         error(&with("epochs = 8\n", "epochs = 8\nlr = 0.1\n")),
         "models[1].lr: unknown field `lr`, expected one of `key`, `family`, \
-         `learning_rate`, `weight_decay`, `batch_size`, `epochs`"
+         `learning_rate`, `weight_decay`, `batch_size`, `epochs`, `positional_embedding`"
     );
     assert_eq!(
         error(&with(
@@ -547,4 +547,30 @@ fn the_hash_is_stable_across_loads() {
     let b = hash(VALID);
     assert_eq!(a, b);
     assert_eq!(a, Preset::parse(VALID).unwrap().content_hash());
+}
+
+#[test]
+fn a_position_embedding_is_an_option_of_the_text_transformers_only() {
+    let (_dir, _path, result) = load(&with(
+        "key = \"mlp_s\"",
+        "key = \"tx_s\"\npositional_embedding = true",
+    ));
+    let p = result.unwrap().preset;
+    assert!(p.models[2].positional_embedding);
+    assert!(!p.models[0].positional_embedding);
+    // Off is the default and leaves the content hash as it was.
+    assert_eq!(
+        hash(&with(
+            "key = \"mlp_s\"",
+            "key = \"tx_s\"\npositional_embedding = false"
+        )),
+        hash(&with("key = \"mlp_s\"", "key = \"tx_s\""))
+    );
+    assert_eq!(
+        error(&with(
+            "key = \"mlp_s\"",
+            "key = \"mlp_s\"\npositional_embedding = true"
+        )),
+        "models[2].positional_embedding: only the text Transformers (tx_*) have one, not mlp_s"
+    );
 }

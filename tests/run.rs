@@ -136,9 +136,19 @@ fn a_killed_run_resumes_to_the_same_bytes() {
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(!out.path().join("smoke/vit_s/seed-1/SHA256SUMS").exists());
+    // Wall times are written once per scored cutoff, so unchanged ones were not redone.
+    let finished = out
+        .path()
+        .join("smoke/cnn_s/seed-1/checkpoints/2005.timing.json");
+    let before = fs::read(&finished).unwrap();
 
     run_ok(SMOKE, out.path());
     assert_same_tree(reference(), out.path());
+    assert_eq!(
+        fs::read(&finished).unwrap(),
+        before,
+        "a finished cutoff was redone"
+    );
 }
 
 #[test]
