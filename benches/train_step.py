@@ -12,9 +12,10 @@ passes. Settings (protocol.md §5):
 - bigru_s: B rows of [T, 768] token states with the given lengths, 7 labels, weighted BCE
   (pos_weight = neg / max(pos, 1) over the batch), AdamW lr 5e-4 wd 0.01, clip norm 1.0.
 
-Normally run by the Rust driver, which passes thread count, batch, warm-up and text lengths
-as arguments and then, with --serve, the models, their parameter counts and step counts on
-stdin, alternating repetitions with its own (see `serve`):
+Normally run by the Rust driver with --serve: it passes thread count and warm-up as
+arguments, then per model on stdin its parameter count and an npz of drift's initial
+weights, batch and eval-mode outputs (which this side must reproduce), and the step counts
+of repetitions it alternates with its own (see `serve`):
 
     eval "$(scripts/libtorch-env)"; cargo bench --features torch --bench train_step
 
@@ -123,42 +124,55 @@ class BiGru(nn.Module):
 
 
 MODELS = {
-    "mlp_s": lambda a: Mlp([32]),
-    "cnn_s": lambda a: Cnn([32, 64, 128]),
-    "vit_s": lambda a: Vit(64, 2, 4, 2.0),
-    "bigru_s": lambda a: BiGru(a.dim),
+    "mlp_s": lambda dim: Mlp([32]),
+    "cnn_s": lambda dim: Cnn([32, 64, 128]),
+    "vit_s": lambda dim: Vit(64, 2, 4, 2.0),
+    "bigru_s": lambda dim: BiGru(dim),
 }
 
 
-def setup(key, args):
-    """The model, its fixed batch (model inputs, loss), optimiser and clip norm."""
-    torch.manual_seed(0)
-    model = MODELS[key](args).train()
+def random_batch(key, args):
+    """A fixed random batch under the names drift exports its batches with."""
     if key == "bigru_s":
         lengths = torch.tensor(args.lengths)
-        batch = len(lengths)
-        states = torch.randn(batch, args.tokens, args.dim)
-        mask = torch.arange(args.tokens).unsqueeze(0) < lengths.unsqueeze(1)
-        targets = (torch.rand(batch, LABELS) < 0.3).float()
+        rows = len(lengths)
+        targets = (torch.rand(rows, LABELS) < 0.3).float()
         pos = targets.sum(0)
-        pos_weight = (batch - pos) / pos.clamp_min(1.0)
-        def loss(logits):
-            return F.binary_cross_entropy_with_logits(logits, targets, pos_weight=pos_weight)
-        opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)
-        return model, (states, mask), loss, opt, 1.0
-    images = torch.randn(args.batch, *IMAGE)
-    labels = torch.randint(CLASSES, (args.batch,))
-    opt = torch.optim.Adam(model.parameters(), lr=LR)
-    return model, (images,), lambda logits: F.cross_entropy(logits, labels), opt, None
+        return {
+            "states": torch.randn(rows, args.tokens, args.dim),
+            "mask": torch.arange(args.tokens).unsqueeze(0) < lengths.unsqueeze(1),
+            "targets": targets,
+            "pos_weight": (rows - pos) / pos.clamp_min(1.0),
+        }
+    return {"images": torch.randn(args.batch, *IMAGE),
+            "labels": torch.randint(CLASSES, (args.batch,))}
 
 
 class Trainer:
     """One model, its fixed batch and optimiser; `run` times training steps."""
 
-    def __init__(self, key, args):
-        self.model, self.inputs, self.loss_fn, self.opt, self.clip = setup(key, args)
+    def __init__(self, key, batch, weights=None):
+        torch.manual_seed(0)
+        text = key == "bigru_s"
+        self.model = MODELS[key](batch["states"].shape[-1] if text else None).train()
+        if weights is not None:
+            missing, unexpected = self.model.load_state_dict(weights, strict=False)
+            if unexpected or any(not k.endswith("num_batches_tracked") for k in missing):
+                sys.exit(f"train_step.py: {key}: drift's weights do not fit, missing "
+                         f"{missing}, unexpected {unexpected}")
         self.parameters = list(self.model.parameters())
         self.params = sum(p.numel() for p in self.parameters if p.requires_grad)
+        if text:
+            self.inputs = (batch["states"], batch["mask"])
+            self.loss_fn = lambda logits: F.binary_cross_entropy_with_logits(
+                logits, batch["targets"], pos_weight=batch["pos_weight"])
+            self.opt = torch.optim.AdamW(self.parameters, lr=LR, weight_decay=0.01)
+            self.clip = 1.0
+        else:
+            self.inputs = (batch["images"],)
+            self.loss_fn = lambda logits: F.cross_entropy(logits, batch["labels"])
+            self.opt = torch.optim.Adam(self.parameters, lr=LR)
+            self.clip = None
 
     def step(self):
         loss = self.loss_fn(self.model(*self.inputs))
@@ -177,13 +191,18 @@ class Trainer:
             value = self.step()
         return (time.perf_counter() - start) / steps, value
 
+    def max_diff(self, outputs):
+        """Largest difference of the eval-mode outputs from `outputs`."""
+        self.model.eval()
+        with torch.no_grad():
+            ours = self.model(*self.inputs)
+        self.model.train()
+        return (ours - outputs).abs().max().item()
 
-def load(key, expected, args):
-    trainer = Trainer(key, args)
-    if expected is not None and trainer.params != expected:
-        sys.exit(f"train_step.py: {key} has {trainer.params} parameters in PyTorch, "
-                 f"drift has {expected}")
-    return trainer
+    def check_params(self, key, expected):
+        if expected is not None and self.params != expected:
+            sys.exit(f"train_step.py: {key} has {self.params} parameters in PyTorch, "
+                     f"drift has {expected}")
 
 
 def reply(message):
@@ -191,18 +210,36 @@ def reply(message):
 
 
 def serve(args):
-    """The driver's protocol, one JSON object a line each way: after a greeting
-    {"torch", "threads"}, {"setup": key, "params": n} -> {"params": n} builds a model (and
-    runs --warmup steps), {"run": steps} -> {"seconds": per step, "loss": last}."""
+    """The driver's protocol, one JSON object a line each way. After a greeting
+    {"torch": version, "threads": n}:
+
+    - {"setup": key, "params": n, "data": npz} -> {"params": n, "max_diff": x}: builds the
+      model, loads drift's initial weights and batch from the npz (`weights.*`, `batch.*`),
+      compares its eval-mode outputs with drift's (`outputs`), then runs --warmup steps;
+    - {"run": steps} -> {"seconds": per step, "loss": last}.
+    """
+    import numpy as np
+
     reply({"torch": torch.__version__, "threads": torch.get_num_threads()})
     trainer = None
     for line in sys.stdin:
         command = json.loads(line)
         if "setup" in command:
+            key = command["setup"]
+            with np.load(command["data"]) as npz:
+                data = {name: torch.from_numpy(npz[name]) for name in npz.files}
+            part = lambda prefix: {k[len(prefix):]: v for k, v in data.items()
+                                   if k.startswith(prefix)}
+            batch = part("batch.")
+            if "mask" in batch:
+                batch["mask"] = batch["mask"].bool()  # sent as uint8
             trainer = None
-            trainer = load(command["setup"], command.get("params"), args)
-            trainer.run(max(args.warmup, 1))
-            reply({"params": trainer.params})
+            trainer = Trainer(key, batch, part("weights."))
+            trainer.check_params(key, command.get("params"))
+            max_diff = trainer.max_diff(data["outputs"])
+            if args.warmup:
+                trainer.run(args.warmup)
+            reply({"params": trainer.params, "max_diff": max_diff})
         else:
             seconds, loss = trainer.run(command["run"])
             reply({"seconds": seconds, "loss": loss})
@@ -244,7 +281,8 @@ def main():
 
     results = {}
     for key, steps, expected in args.models:
-        trainer = load(key, expected, args)
+        trainer = Trainer(key, random_batch(key, args))
+        trainer.check_params(key, expected)
         if args.warmup:
             trainer.run(args.warmup)
         times = [trainer.run(steps)[0] for _ in range(args.reps)]

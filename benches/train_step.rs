@@ -12,13 +12,15 @@
 //!   weight decay 0.01, gradient norm clipped to 1.0.
 //!
 //! One process pair: this one and one Python process (`benches/train_step.py --serve`) that
-//! builds the identical `torch.nn` models (their parameter counts must equal drift's) with
-//! the same batch shapes, text lengths, thread count and warm-up. Per model, after `--warmup`
-//! untimed steps on each side, the step count is sized so that drift's `--reps` repetitions
-//! take about `--seconds` (or fixed with `--steps`); the repetitions then alternate between
-//! the sides (drift first, then PyTorch first, …) so that both see the same machine load.
-//! The table gives per side the median over the repetitions of the time per step (± half
-//! their range) and the ratio of the medians drift/PyTorch (below 1: drift is faster).
+//! builds the identical `torch.nn` models, loads drift's initial weights and batch (an npz
+//! in a temporary directory), and checks that its parameter count equals drift's and that
+//! its eval-mode outputs on the batch match drift's (`max |Δout|`, at most 1e-4). Both sides
+//! run the same thread count and warm-up. Per model, after `--warmup` untimed steps on each
+//! side, the step count is sized so that drift's `--reps` repetitions take about `--seconds`
+//! (or fixed with `--steps`); the repetitions then alternate between the sides (drift
+//! first, then PyTorch first, …) so that both see the same machine load. The table gives
+//! per side the median over the repetitions of the time per step (± half their range, in %)
+//! and the ratio of the medians drift/PyTorch (below 1: drift is faster).
 //!
 //! ```text
 //! eval "$(scripts/libtorch-env)"; cargo bench --features torch --bench train_step
@@ -37,6 +39,7 @@
 
 use std::error::Error;
 use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
@@ -58,6 +61,9 @@ const LEARNING_RATE: f64 = 5e-4;
 const TEXT_WEIGHT_DECAY: f64 = 0.01;
 const TEXT_CLIP: f64 = 1.0;
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/train_step.py");
+/// Largest difference allowed between drift's and PyTorch's eval-mode outputs on the same
+/// weights and batch (float32 kernels summing in different orders).
+const OUTPUT_TOLERANCE: f64 = 1e-4;
 const TORCH_PYTHON: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/torch-python");
 
 #[derive(Debug)]
@@ -129,12 +135,14 @@ impl Options {
 /// One fixed batch and its loss.
 struct Batch {
     input: Input,
+    /// What the loss reads besides the outputs (labels, targets, weights), by name.
+    loss_tensors: Vec<(&'static str, Tensor)>,
     loss: Box<dyn Fn(&Tensor) -> Tensor>,
 }
 
 /// A model ready to train: its variables, optimiser and batch.
 struct Setup {
-    _vs: nn::VarStore,
+    vs: nn::VarStore,
     model: Box<dyn models::Model>,
     params: i64,
     opt: nn::Optimizer,
@@ -177,6 +185,10 @@ fn setup(key: &str, lengths: &Tensor) -> Result<Setup> {
         let pos_weight = (-&pos + rows as f64) / pos.clamp_min(1.0);
         let batch = Batch {
             input: Input::Tokens { states, mask },
+            loss_tensors: vec![
+                ("targets", targets.shallow_clone()),
+                ("pos_weight", pos_weight.shallow_clone()),
+            ],
             loss: Box::new(move |logits| weighted_bce(logits, &targets, &pos_weight)),
         };
         let opt = nn::AdamW::default()
@@ -188,12 +200,13 @@ fn setup(key: &str, lengths: &Tensor) -> Result<Setup> {
         let labels = Tensor::randint(2, [BATCH], (Kind::Int64, Device::Cpu));
         let batch = Batch {
             input: Input::Images(images),
+            loss_tensors: vec![("labels", labels.shallow_clone())],
             loss: Box::new(move |logits| cross_entropy(logits, &labels)),
         };
         (batch, nn::Adam::default().build(&vs, LEARNING_RATE)?, None)
     };
     Ok(Setup {
-        _vs: vs,
+        vs,
         model,
         params,
         opt,
@@ -203,6 +216,35 @@ fn setup(key: &str, lengths: &Tensor) -> Result<Setup> {
 }
 
 impl Setup {
+    /// Writes what the Python side starts from to `path` (npz): the initial variables
+    /// (`weights.<PyTorch state_dict key>`, BatchNorm statistics included), the batch
+    /// (`batch.images` or `batch.states` and `batch.mask` as uint8, `batch.<loss tensor>`) and the
+    /// eval-mode outputs on it (`outputs`), which the Python model must reproduce.
+    fn export(&self, path: &Path) -> Result<()> {
+        let mut named: Vec<(String, Tensor)> = self
+            .vs
+            .variables()
+            .into_iter()
+            .map(|(name, t)| (format!("weights.{name}"), t.detach()))
+            .collect();
+        named.sort_by(|a, b| a.0.cmp(&b.0));
+        match &self.batch.input {
+            Input::Images(images) => named.push(("batch.images".into(), images.shallow_clone())),
+            Input::Tokens { states, mask } => {
+                named.push(("batch.states".into(), states.shallow_clone()));
+                // tch writes no bool npy: 0/1 bytes, which the Python side turns back.
+                named.push(("batch.mask".into(), mask.to_kind(Kind::Uint8)));
+            }
+            Input::Embeddings(_) => unreachable!("no benchmarked model reads embeddings"),
+        }
+        for (name, t) in &self.batch.loss_tensors {
+            named.push((format!("batch.{name}"), t.shallow_clone()));
+        }
+        let outputs = tch::no_grad(|| self.model.forward_t(&self.batch.input, false));
+        named.push(("outputs".into(), outputs));
+        Ok(Tensor::write_npz(&named, path)?)
+    }
+
     /// One training step, as `drift::train::train` takes it; returns the loss.
     fn step(&mut self) -> f64 {
         let logits = self.model.forward_t(&self.batch.input, true);
@@ -225,22 +267,19 @@ struct Peer {
     stdout: BufReader<ChildStdout>,
     torch: String,
     threads: i64,
+    /// Where drift's initial weights and batches go, one npz per model.
+    dir: tempfile::TempDir,
 }
 
 impl Peer {
-    fn start(lengths: &[i64], wait_policy: &str, options: &Options) -> Result<Self> {
+    fn start(wait_policy: &str, options: &Options) -> Result<Self> {
         let python = torch_python()?;
-        let lengths: Vec<String> = lengths.iter().map(i64::to_string).collect();
         eprintln!("train_step: PyTorch side: {python} {SCRIPT}");
         let mut child = Command::new(&python)
             .arg(SCRIPT)
             .arg("--serve")
             .args(["--threads", &options.threads.to_string()])
-            .args(["--batch", &BATCH.to_string()])
             .args(["--warmup", &options.warmup.to_string()])
-            .args(["--tokens", &TOKENS.to_string()])
-            .args(["--dim", &DIM.to_string()])
-            .args(["--lengths", &lengths.join(",")])
             .env("OMP_WAIT_POLICY", wait_policy)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -255,6 +294,7 @@ impl Peer {
             stdout,
             torch: String::new(),
             threads: 0,
+            dir: tempfile::tempdir()?,
         };
         let hello = peer.receive()?;
         peer.torch = hello["torch"].as_str().unwrap_or("?").to_string();
@@ -301,8 +341,16 @@ struct Measured {
     steps: usize,
     /// Seconds per step, one per repetition.
     drift: Vec<f64>,
-    /// PyTorch's parameter count and seconds per step.
-    torch: Option<(i64, Vec<f64>)>,
+    torch: Option<Torch>,
+}
+
+/// The Python side's measurement of one model.
+struct Torch {
+    params: i64,
+    /// Largest difference of the eval-mode outputs from drift's, same weights and batch.
+    max_diff: f64,
+    /// Seconds per step, one per repetition.
+    step_seconds: Vec<f64>,
 }
 
 /// Times `key` on both sides, alternating which side runs a repetition first.
@@ -313,6 +361,28 @@ fn measure(
     mut peer: Option<&mut Peer>,
 ) -> Result<Measured> {
     let mut s = setup(key, lengths)?;
+    let mut torch = match peer.as_deref_mut() {
+        Some(p) => {
+            // The Python model starts from drift's weights and trains on drift's batch.
+            let data = p.dir.path().join(format!("{key}.npz"));
+            s.export(&data)?;
+            let reply = p.ask(json!({"setup": key, "params": s.params, "data": data}))?;
+            let torch = Torch {
+                params: reply["params"].as_i64().ok_or("no parameter count")?,
+                max_diff: reply["max_diff"].as_f64().ok_or("no output difference")?,
+                step_seconds: Vec::new(),
+            };
+            if torch.max_diff.is_nan() || torch.max_diff > OUTPUT_TOLERANCE {
+                return Err(format!(
+                    "{key}: the PyTorch outputs differ from drift's by up to {:e}",
+                    torch.max_diff
+                )
+                .into());
+            }
+            Some(torch)
+        }
+        None => None,
+    };
     for _ in 0..options.warmup {
         s.step();
     }
@@ -327,19 +397,11 @@ fn measure(
         let per_step = start.elapsed().as_secs_f64() / probed as f64;
         ((options.seconds / options.reps as f64 / per_step).round() as usize).max(1)
     });
-    let torch_params = match peer.as_deref_mut() {
-        Some(p) => {
-            let reply = p.ask(json!({"setup": key, "params": s.params}))?;
-            Some(reply["params"].as_i64().ok_or("no parameter count")?)
-        }
-        None => None,
-    };
     let mut drift = Vec::new();
-    let mut torch = Vec::new();
     for rep in 0..options.reps {
         for side in [rep % 2, 1 - rep % 2] {
-            match (side, peer.as_deref_mut()) {
-                (0, _) => {
+            match (side, peer.as_deref_mut(), torch.as_mut()) {
+                (0, _, _) => {
                     let start = Instant::now();
                     let mut loss = 0.0;
                     for _ in 0..steps {
@@ -350,16 +412,17 @@ fn measure(
                         return Err(format!("{key}: the drift loss became {loss}").into());
                     }
                 }
-                (_, Some(p)) => {
+                (_, Some(p), Some(t)) => {
                     let reply = p.ask(json!({ "run": steps }))?;
-                    torch.push(reply["seconds"].as_f64().ok_or("no time")?);
+                    t.step_seconds
+                        .push(reply["seconds"].as_f64().ok_or("no time")?);
                     if !reply["loss"].as_f64().is_some_and(f64::is_finite) {
                         return Err(
                             format!("{key}: the PyTorch loss became {}", reply["loss"]).into()
                         );
                     }
                 }
-                (_, None) => {}
+                _ => {}
             }
         }
     }
@@ -368,7 +431,7 @@ fn measure(
         params: s.params,
         steps,
         drift,
-        torch: torch_params.map(|p| (p, torch)),
+        torch,
     })
 }
 
@@ -437,26 +500,35 @@ fn ensure_wait_policy() -> Result<String> {
     Ok("passive".to_string())
 }
 
-fn main() -> Result<()> {
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("train_step: error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<()> {
     let options = Options::parse()?;
     let wait_policy = ensure_wait_policy()?;
     tch::set_num_threads(options.threads);
-    // The text rows' real lengths, shared with the Python side.
+    // The text rows' real lengths.
     tch::manual_seed(0);
     let lengths = Tensor::randint_low(SHORTEST, TOKENS + 1, [BATCH], (Kind::Int64, Device::Cpu));
-    let length_list = Vec::<i64>::try_from(&lengths)?;
 
     println!(
         "train_step: CPU, {} thread(s), OMP_WAIT_POLICY={wait_policy}, libtorch {}; batch {BATCH}; \
-         bigru_s {} real of {TOKENS} tokens",
+         bigru_s: {} real tokens in {BATCH} x {TOKENS}",
         tch::get_num_threads(),
         libtorch_version().unwrap_or_else(|| "(version unknown)".into()),
-        length_list.iter().sum::<i64>(),
+        lengths.sum(Kind::Int64).int64_value(&[]),
     );
     let mut peer = if options.drift_only {
         None
     } else {
-        let peer = Peer::start(&length_list, &wait_policy, &options)?;
+        let peer = Peer::start(&wait_policy, &options)?;
         println!(
             "train_step: PyTorch {} (Python), {} thread(s)",
             peer.torch, peer.threads
@@ -471,7 +543,9 @@ fn main() -> Result<()> {
             options.reps,
             m.steps,
             cell(&m.drift),
-            m.torch.as_ref().map_or("-".into(), |(_, t)| cell(t)),
+            m.torch
+                .as_ref()
+                .map_or("-".into(), |t| cell(&t.step_seconds)),
         );
         measured.push(m);
     }
@@ -485,29 +559,29 @@ fn main() -> Result<()> {
 
     println!();
     println!(
-        "{:<8} {:>13} {:>13} {:>12} {:>20} {:>20} {:>12}",
+        "{:<8} {:>13} {:>13} {:>10} {:>12} {:>20} {:>20} {:>12}",
         "model",
         "params drift",
         "params torch",
+        "max |Δout|",
         "reps x steps",
         "drift ms/step",
         "PyTorch ms/step",
         "drift/torch"
     );
     for m in &measured {
-        let none = || "-".to_string();
+        let t = m.torch.as_ref();
+        let or_dash = |f: &dyn Fn(&Torch) -> String| t.map_or_else(|| "-".to_string(), f);
         println!(
-            "{:<8} {:>13} {:>13} {:>12} {:>20} {:>20} {:>12}",
+            "{:<8} {:>13} {:>13} {:>10} {:>12} {:>20} {:>20} {:>12}",
             m.key,
             m.params,
-            m.torch.as_ref().map_or_else(none, |(p, _)| p.to_string()),
+            or_dash(&|t| t.params.to_string()),
+            or_dash(&|t| format!("{:.1e}", t.max_diff)),
             format!("{} x {}", options.reps, m.steps),
             cell(&m.drift),
-            m.torch.as_ref().map_or_else(none, |(_, t)| cell(t)),
-            m.torch.as_ref().map_or_else(none, |(_, t)| format!(
-                "{:.3}",
-                median(&m.drift) / median(t)
-            )),
+            or_dash(&|t| cell(&t.step_seconds)),
+            or_dash(&|t| format!("{:.3}", median(&m.drift) / median(&t.step_seconds))),
         );
     }
     Ok(())

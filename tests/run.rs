@@ -285,3 +285,30 @@ fn unknown_models_and_devices_are_refused_before_any_work() {
     );
     assert!(fs::read_dir(out.path()).unwrap().next().is_none());
 }
+
+#[test]
+fn drift_models_params_prints_one_model_per_line_ending_in_its_count() {
+    let output = drift().args(["models", "--params"]).output().unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    let counts: Vec<(&str, &str)> = text
+        .lines()
+        .map(|l| {
+            (
+                l.split_whitespace().next().unwrap(),
+                l.rsplit(' ').next().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(counts.len(), 25);
+    assert_eq!(counts[0], ("mlp_s", "98402"));
+    assert_eq!(counts[20], ("bilstm_attn_l", "2190056"));
+    // Other shapes by flag: one output for the text models (Amazon ratings).
+    let output = drift()
+        .args(["models", "--params", "--text-outputs", "1"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let ffn_s = text.lines().find(|l| l.starts_with("ffn_s ")).unwrap();
+    assert!(ffn_s.ends_with(" 98561"), "{ffn_s}");
+}
