@@ -28,6 +28,7 @@ STEPS steps; prints one JSON object, {"torch": version, "threads": n, "models": 
 
 import argparse
 import json
+import math
 import sys
 import time
 
@@ -216,7 +217,7 @@ def serve(args):
     - {"setup": key, "params": n, "data": npz} -> {"params": n, "max_diff": x}: builds the
       model, loads drift's initial weights and batch from the npz (`weights.*`, `batch.*`),
       compares its eval-mode outputs with drift's (`outputs`), then runs --warmup steps;
-    - {"run": steps} -> {"seconds": per step, "loss": last}.
+    - {"run": steps} -> {"seconds": per step, "loss": last, null when not finite}.
     """
     import numpy as np
 
@@ -242,7 +243,7 @@ def serve(args):
             reply({"params": trainer.params, "max_diff": max_diff})
         else:
             seconds, loss = trainer.run(command["run"])
-            reply({"seconds": seconds, "loss": loss})
+            reply({"seconds": seconds, "loss": loss if math.isfinite(loss) else None})
 
 
 def spec(text):

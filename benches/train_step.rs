@@ -32,10 +32,16 @@
 //! `--warmup W` (3), `--steps N` (fixed steps per repetition), `--drift-only`. Both sides
 //! call `set_num_threads(N)` and run with the same environment, `OMP_WAIT_POLICY` included
 //! (the bench re-executes itself with `passive`, what `scripts/libtorch-env` exports, when
-//! it is unset; glibc's `MALLOC_*` tunables reach both sides too). The Python is
-//! `$DRIFT_TORCH_PYTHON`, else what `scripts/torch-python` prints (it installs torch 2.13.0,
-//! the libtorch drift links, on first use). Without `--bench` (`cargo test --benches`) each
-//! model runs one step on the drift side only.
+//! it is unset). The Python is `$DRIFT_TORCH_PYTHON`, else what `scripts/torch-python`
+//! prints (it installs torch 2.13.0, the libtorch drift links, on first use). Without
+//! `--bench` (`cargo test --benches`) each model runs one step on the drift side only.
+//!
+//! Both sides run the same libtorch kernels, so the ratio measures what lies around them
+//! (Python's interpreter, tch's calls) plus noise. The largest noise is glibc's heap: large
+//! activations come from fresh pages (page faults) or reused ones depending on the dynamic
+//! mmap threshold, i.e. on the process's allocation history, which moves `cnn_s` by up to
+//! ±15% per process. `MALLOC_MMAP_THRESHOLD_=4000000000 MALLOC_TRIM_THRESHOLD_=4000000000`
+//! in the environment fixes both thresholds for both sides.
 
 use std::error::Error;
 use std::io::{BufRead, BufReader, Write};
@@ -60,10 +66,10 @@ const LABELS: i64 = 7;
 const LEARNING_RATE: f64 = 5e-4;
 const TEXT_WEIGHT_DECAY: f64 = 0.01;
 const TEXT_CLIP: f64 = 1.0;
-const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/train_step.py");
 /// Largest difference allowed between drift's and PyTorch's eval-mode outputs on the same
 /// weights and batch (float32 kernels summing in different orders).
 const OUTPUT_TOLERANCE: f64 = 1e-4;
+const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/train_step.py");
 const TORCH_PYTHON: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/torch-python");
 
 #[derive(Debug)]
@@ -417,9 +423,11 @@ fn measure(
                     t.step_seconds
                         .push(reply["seconds"].as_f64().ok_or("no time")?);
                     if !reply["loss"].as_f64().is_some_and(f64::is_finite) {
-                        return Err(
-                            format!("{key}: the PyTorch loss became {}", reply["loss"]).into()
-                        );
+                        return Err(format!(
+                            "{key}: the PyTorch loss is not finite ({})",
+                            reply["loss"]
+                        )
+                        .into());
                     }
                 }
                 _ => {}

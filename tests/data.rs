@@ -27,9 +27,9 @@ fn toy_images_have_the_documented_shape_and_drift() {
         panic!()
     };
     let pixel = |r: usize, c: usize, y: usize, x: usize| pixels[((r * 3 + c) * 32 + y) * 32 + x];
-    for r in 0..240 {
+    for (r, &label) in labels.iter().enumerate() {
         let step = r / 40;
-        let cue = if labels[r] == 1 { 0 } else { 2 };
+        let cue = if label == 1 { 0 } else { 2 };
         // The cue block sits on its channel at the year's columns, and nowhere else.
         assert!(pixel(r, cue, 15, 4 * step + 3) > pixel(r, 2 - cue, 15, 4 * step + 3) + 0.35);
     }
