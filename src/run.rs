@@ -290,9 +290,15 @@ impl SeedRun<'_> {
         );
         bar.set_style(
             ProgressStyle::with_template(
-                "{msg} [{bar:24}] {human_pos}/{human_len} rows, {per_sec} ({eta} left)",
+                "{msg} [{bar:24}] {human_pos}/{human_len} rows, {rate} rows/s ({eta} left)",
             )
             .expect("the template is valid")
+            .with_key(
+                "rate",
+                |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.0}", state.per_sec());
+                },
+            )
             .progress_chars("=> "),
         );
         bar
