@@ -314,16 +314,15 @@ impl SeedRun<'_> {
         bar: &ProgressBar,
     ) -> Result<(Vec<Option<f64>>, WallTimes)> {
         let epochs = self.spec.train.epochs;
-        let id = CheckpointId {
-            preset_sha256: self.loaded.sha256.clone(),
-            data_sha256: self.data.source.sha256.clone(),
-            model: self.spec.key.clone(),
-            seed: self.seed,
-            cutoff: label.to_string(),
-            training_seed: train::training_seed(self.seed, &self.spec.key, label),
-            device: device::name(self.device),
-            threads: self.options.threads,
-        };
+        let id = CheckpointId::new(
+            &self.loaded.sha256,
+            &self.data.source.sha256,
+            &self.spec.key,
+            self.seed,
+            label,
+            &device::name(self.device),
+            self.options.threads,
+        );
         let record_path = work.join(format!("{label}.json"));
         let checkpoint_path = work.join(format!("{label}.safetensors"));
         let timing_path = work.join(format!("{label}.timing.json"));

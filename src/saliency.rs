@@ -283,16 +283,15 @@ mod torch {
             positional_embedding: spec.positional_embedding,
             ..model_config(&data)
         };
-        let id = CheckpointId {
-            preset_sha256: p.preset.sha256.clone(),
-            data_sha256: p.data.sha256.clone(),
-            model: p.model.clone(),
-            seed: p.seed,
-            cutoff: request.cutoff.clone(),
-            training_seed: train::training_seed(p.seed, &p.model, &request.cutoff),
-            device: p.device.clone(),
-            threads: p.threads,
-        };
+        let id = CheckpointId::new(
+            &p.preset.sha256,
+            &p.data.sha256,
+            &p.model,
+            p.seed,
+            &request.cutoff,
+            &p.device,
+            p.threads,
+        );
         let job = Job {
             model: &p.model,
             config: &config,

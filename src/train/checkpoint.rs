@@ -41,6 +41,31 @@ pub struct CheckpointId {
     pub threads: u32,
 }
 
+impl CheckpointId {
+    /// The id of a cutoff's checkpoint; the training seed is derived as
+    /// [`crate::train::training_seed`] says.
+    pub fn new(
+        preset_sha256: &str,
+        data_sha256: &str,
+        model: &str,
+        seed: u64,
+        cutoff: &str,
+        device: &str,
+        threads: u32,
+    ) -> Self {
+        CheckpointId {
+            preset_sha256: preset_sha256.into(),
+            data_sha256: data_sha256.into(),
+            model: model.into(),
+            seed,
+            cutoff: cutoff.into(),
+            training_seed: super::training_seed(seed, model, cutoff),
+            device: device.into(),
+            threads,
+        }
+    }
+}
+
 fn error(path: &Path, message: impl std::fmt::Display) -> Error {
     Error::Artifact {
         path: path.to_path_buf(),
