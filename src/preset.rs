@@ -18,6 +18,9 @@ use crate::{Error, Result};
 /// The only schema version this crate reads.
 pub const SCHEMA: u32 = 1;
 
+/// `[data.options]`: option name to a TOML number, string or boolean.
+pub type DataOptions = std::collections::BTreeMap<String, serde_json::Value>;
+
 /// Where a preset's rows come from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -106,6 +109,10 @@ pub struct Preset {
     pub description: Option<String>,
     /// The data.
     pub data: DataSpec,
+    /// `[data.options]`: settings of the data source (e.g. a generator's drift knobs),
+    /// checked by the source when it loads. Left out of the canonical JSON when empty.
+    #[serde(skip_serializing_if = "DataOptions::is_empty")]
+    pub data_options: DataOptions,
     /// How the timeline is cut.
     pub slicing: SlicingConfig,
     /// How each slice is split.
@@ -317,6 +324,8 @@ struct RawPreset {
 struct RawData {
     source: Option<Identifier>,
     path: Option<String>,
+    #[serde(default)]
+    options: DataOptions,
 }
 
 #[derive(Deserialize, PartialEq, Clone, Copy)]
@@ -550,6 +559,7 @@ impl RawPreset {
             name: self.name.0,
             description: self.description,
             data,
+            data_options: self.data.options,
             slicing,
             split,
             downsample: self.split.downsample,

@@ -90,7 +90,7 @@ pub fn plan(preset: &Preset, data: &Dataset) -> Result<Plan> {
 
 /// The model shapes `data` calls for (without a position embedding; see
 /// [`ModelSpec::positional_embedding`]).
-pub fn model_config(data: &Dataset) -> ModelConfig {
+pub fn model_config(data: &Dataset) -> Result<ModelConfig> {
     let input = match &data.inputs {
         Inputs::Images {
             channels,
@@ -107,13 +107,20 @@ pub fn model_config(data: &Dataset) -> ModelConfig {
             max_tokens: *tokens as i64,
         },
         Inputs::Embeddings { dim, .. } => InputShape::Embedding { dim: *dim as i64 },
+        Inputs::Text(_) => {
+            return Err(Error::Invalid(format!(
+                "data {} gives raw text, but models read images, token states or \
+                 embeddings; set data.options.text to turn the text into model input",
+                data.source.name
+            )));
+        }
     };
-    ModelConfig {
+    Ok(ModelConfig {
         input,
         outputs: data.targets.outputs() as i64,
         dropout: 0.1,
         positional_embedding: false,
-    }
+    })
 }
 
 /// `checkpoints/<label>.json`: one scored cutoff.
@@ -153,8 +160,8 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
         options.seeds.clone()
     };
     let base = loaded.path.parent().unwrap_or(Path::new("."));
-    let data = data::load(&preset.data, base)?;
-    let config = model_config(&data);
+    let data = data::load(&preset.data, &preset.data_options, base)?;
+    let config = model_config(&data)?;
     for spec in &specs {
         let info = models::info(&spec.key)?;
         if info.input != config.input.kind() {
@@ -171,7 +178,7 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
     let plan = plan(preset, &data)?;
     device::set_threads(options.threads)?;
     let device = device::resolve(options.device)?;
-    let tensors = DataTensors::new(&data);
+    let tensors = DataTensors::new(&data)?;
 
     let mut dirs = Vec::new();
     for spec in &specs {

@@ -237,7 +237,7 @@ mod torch {
             )));
         }
         let base = preset_path.parent().unwrap_or(Path::new("."));
-        let data = data::load(&loaded.preset.data, base)?;
+        let data = data::load(&loaded.preset.data, &loaded.preset.data_options, base)?;
         if data.source.sha256 != p.data.sha256 {
             return Err(Error::Invalid(format!(
                 "data {}: its hash {} is not the {} the run was made with",
@@ -281,7 +281,7 @@ mod torch {
             .ok_or_else(|| Error::Invalid(format!("model {} is not in the preset", p.model)))?;
         let config = crate::models::ModelConfig {
             positional_embedding: spec.positional_embedding,
-            ..model_config(&data)
+            ..model_config(&data)?
         };
         let id = CheckpointId::new(
             &p.preset.sha256,
@@ -308,7 +308,7 @@ mod torch {
             .join(format!("{}.safetensors", request.cutoff));
         let checkpoint_sha256 = checkpoint::load(&built.vs, &id, &checkpoint_path)?;
 
-        let tensors = DataTensors::new(&data);
+        let tensors = DataTensors::new(&data)?;
         let Input::Images(images) = tensors.input(&rows, tch::Device::Cpu) else {
             return Err(Error::Invalid(format!(
                 "saliency needs image data, but model {} reads {:?}",

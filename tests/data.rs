@@ -5,7 +5,12 @@ use drift::preset::DataSpec;
 use std::path::Path;
 
 fn load(name: &str) -> data::Dataset {
-    data::load(&DataSpec::Source(name.into()), Path::new(".")).unwrap()
+    data::load(
+        &DataSpec::Source(name.into()),
+        &Default::default(),
+        Path::new("."),
+    )
+    .unwrap()
 }
 
 #[test]
@@ -81,7 +86,12 @@ fn generators_are_deterministic_and_pinned() {
 
 #[test]
 fn unknown_sources_are_named() {
-    let e = data::load(&DataSpec::Source("mnist".into()), Path::new(".")).unwrap_err();
+    let e = data::load(
+        &DataSpec::Source("mnist".into()),
+        &Default::default(),
+        Path::new("."),
+    )
+    .unwrap_err();
     assert_eq!(
         e.to_string(),
         "unknown data source \"mnist\" (known: toy-images, toy-tokens)"

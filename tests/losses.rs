@@ -228,6 +228,7 @@ fn dataset(targets: Targets, rows: usize) -> Dataset {
             values: vec![0.0; rows],
         },
         targets,
+        class_names: Vec::new(),
     };
     data.check().unwrap();
     data
@@ -239,7 +240,7 @@ fn bound_loss(kind: Loss, case: &Value, targets: Targets, rows: &[usize], output
     let n = embedded_len(rows.len());
     let data = dataset(targets, n);
     let loss = LossFn::new(kind, &data.targets, rows, Device::Cpu).unwrap();
-    let batch_targets = DataTensors::new(&data).targets(rows, Device::Cpu);
+    let batch_targets = DataTensors::new(&data).unwrap().targets(rows, Device::Cpu);
     let got = scalar(&loss.compute(outputs, &batch_targets, &index(rows)));
     loss_error(case, got)
 }

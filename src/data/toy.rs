@@ -105,6 +105,7 @@ pub fn images() -> Dataset {
             pixels,
         },
         targets: Targets::Classes { classes: 2, labels },
+        class_names: vec!["cue-on-blue".into(), "cue-on-red".into()],
     }
 }
 
@@ -161,5 +162,6 @@ pub fn tokens() -> Dataset {
             classes: CLASSES,
             labels,
         },
+        class_names: vec!["a".into(), "b".into(), "c".into()],
     }
 }

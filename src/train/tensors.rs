@@ -8,6 +8,7 @@ use tch::{Device, Kind, Tensor};
 
 use crate::data::{Dataset, Inputs, Targets};
 use crate::models::Input;
+use crate::{Error, Result};
 
 /// The inputs and targets of every row.
 #[derive(Debug)]
@@ -27,7 +28,7 @@ enum Stored {
 impl DataTensors {
     /// Copies `data` into tensors: inputs float32, class labels int64, multi-label flags
     /// and values float32.
-    pub fn new(data: &Dataset) -> Self {
+    pub fn new(data: &Dataset) -> Result<Self> {
         let n = data.rows() as i64;
         let mut lengths = Vec::new();
         let inputs = match &data.inputs {
@@ -61,6 +62,12 @@ impl DataTensors {
             Inputs::Embeddings { dim, values } => {
                 Stored::Embeddings(Tensor::from_slice(values).reshape([n, *dim as i64]))
             }
+            Inputs::Text(_) => {
+                return Err(Error::Invalid(format!(
+                    "data {}: raw text has no tensor form; turn it into token states first",
+                    data.source.name
+                )));
+            }
         };
         let targets = match &data.targets {
             Targets::Classes { labels, .. } => {
@@ -73,11 +80,11 @@ impl DataTensors {
             }
             Targets::Values(values) => Tensor::from_slice(values).to_kind(Kind::Float),
         };
-        DataTensors {
+        Ok(DataTensors {
             inputs,
             targets,
             lengths,
-        }
+        })
     }
 
     /// The model input of `rows`, on `device`.
