@@ -102,15 +102,18 @@ pub fn model_config(data: &Dataset) -> Result<ModelConfig> {
             height: *height as i64,
             width: *width as i64,
         },
-        Inputs::Tokens { tokens, dim, .. } => InputShape::Tokens {
-            dim: *dim as i64,
-            max_tokens: *tokens as i64,
-        },
+        Inputs::Tokens { tokens, dim, .. } | Inputs::TokenIds { tokens, dim, .. } => {
+            InputShape::Tokens {
+                dim: *dim as i64,
+                max_tokens: *tokens as i64,
+            }
+        }
         Inputs::Embeddings { dim, .. } => InputShape::Embedding { dim: *dim as i64 },
         Inputs::Text(_) => {
             return Err(Error::Invalid(format!(
                 "data {} gives raw text, but models read images, token states or \
-                 embeddings; set data.options.text to turn the text into model input",
+                 embeddings; set data.options.text = \"hashed\" or \"tokenizer\" to turn it \
+                 into token states",
                 data.source.name
             )));
         }

@@ -94,6 +94,7 @@ fn unknown_sources_are_named() {
     .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "unknown data source \"mnist\" (known: toy-images, toy-tokens)"
+        "unknown data source \"mnist\" (known: toy-images, toy-tokens, synthetic-portraits, \
+         synthetic-text, sotu, healthtweets, emoji)"
     );
 }

