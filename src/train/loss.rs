@@ -70,11 +70,13 @@ pub enum LossFn {
 impl LossFn {
     /// Binds `kind` to the training `rows` of `targets`; the loss must fit the task.
     pub fn new(kind: Loss, targets: &Targets, rows: &[usize], device: tch::Device) -> Result<Self> {
+        let name = |loss: Loss| serde_json::to_string(&loss).expect("loss names serialise");
         let mismatch = || {
             Error::Invalid(format!(
-                "loss {} does not fit {} data",
-                serde_json::to_string(&kind).expect("loss names serialise"),
-                targets.task()
+                "loss {} does not fit {} data (use {})",
+                name(kind),
+                targets.task(),
+                name(targets.kind().default_loss())
             ))
         };
         let tensor = |v: Vec<f64>| {
