@@ -91,7 +91,37 @@ enum Sniffed {
 
 /// Tells the JSON-lines formats apart by the fields of the first non-blank line.
 fn sniff(path: &Path) -> Result<Sniffed> {
-    let mut reader = BufReader::new(open(path)?);
+    let mut first = None;
+    non_blank_lines(BufReader::new(open(path)?), path, |line, text| {
+        first = Some((line, object(path, line, text)?));
+        Ok(false)
+    })?;
+    let Some((line, row)) = first else {
+        return Err(Error::Invalid(format!("{}: no rows", path.display())));
+    };
+    let has = |key| row.get(key).is_some();
+    if has("rating") && has("timestamp") {
+        Ok(Sniffed::Amazon)
+    } else if has("categories") && has("versions") {
+        Ok(Sniffed::Arxiv)
+    } else {
+        Err(at(
+            path,
+            line,
+            "expected Amazon Reviews 2023 (fields rating, timestamp) or the arXiv \
+             metadata snapshot (fields categories, versions)",
+        ))
+    }
+}
+
+/// Calls `f(line number, text)` for the non-blank lines of `reader` (numbered from 1,
+/// blank lines included, line ends trimmed) until it returns `false`; a line that is not
+/// UTF-8 is an error.
+fn non_blank_lines(
+    mut reader: impl BufRead,
+    path: &Path,
+    mut f: impl FnMut(usize, &str) -> Result<bool>,
+) -> Result<()> {
     let mut buf = Vec::new();
     for line in 1.. {
         buf.clear();
@@ -104,25 +134,11 @@ fn sniff(path: &Path) -> Result<Sniffed> {
         }
         let text = std::str::from_utf8(&buf).map_err(|_| at(path, line, "not UTF-8"))?;
         let text = text.trim_end_matches(['\n', '\r']);
-        if text.trim().is_empty() {
-            continue;
+        if !text.trim().is_empty() && !f(line, text)? {
+            break;
         }
-        let row = object(path, line, text)?;
-        let has = |key| row.get(key).is_some();
-        return if has("rating") && has("timestamp") {
-            Ok(Sniffed::Amazon)
-        } else if has("categories") && has("versions") {
-            Ok(Sniffed::Arxiv)
-        } else {
-            Err(at(
-                path,
-                line,
-                "expected Amazon Reviews 2023 (fields rating, timestamp) or the arXiv \
-                 metadata snapshot (fields categories, versions)",
-            ))
-        };
     }
-    Err(Error::Invalid(format!("{}: no rows", path.display())))
+    Ok(())
 }
 
 fn is_gz(path: &Path) -> bool {
@@ -145,7 +161,7 @@ pub(crate) fn at(path: &Path, line: usize, message: impl Display) -> Error {
 }
 
 /// Lower-case hex of a digest.
-pub(crate) fn hex(bytes: &[u8]) -> String {
+fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -181,23 +197,8 @@ pub(crate) fn each_line(
         } else {
             Box::new(&mut hashing)
         };
-        let mut reader = BufReader::with_capacity(1 << 16, reader);
-        let mut buf = Vec::new();
-        for line in 1.. {
-            buf.clear();
-            if reader
-                .read_until(b'\n', &mut buf)
-                .map_err(|e| at(path, line, e))?
-                == 0
-            {
-                break;
-            }
-            let text = std::str::from_utf8(&buf).map_err(|_| at(path, line, "not UTF-8"))?;
-            let text = text.trim_end_matches(['\n', '\r']);
-            if !text.trim().is_empty() {
-                f(line, text)?;
-            }
-        }
+        let reader = BufReader::with_capacity(1 << 16, reader);
+        non_blank_lines(reader, path, |line, text| f(line, text).map(|()| true))?;
     }
     // Hash whatever a decoder left unread (e.g. gzip padding) so the digest covers the file.
     std::io::copy(&mut hashing, &mut std::io::sink()).map_err(|e| Error::io(path, e))?;

@@ -40,13 +40,11 @@
 use std::path::Path;
 
 use serde_pickle::{HashableValue, Value};
-use sha2::Digest;
 
-use super::hex;
 use crate::artifacts::DataSource;
 use crate::data::{Dataset, Inputs, Options, Targets};
 use crate::slices::Timestamp;
-use crate::{Error, Result};
+use crate::{Error, Result, sha256_hex};
 
 /// Source name recorded in provenance.
 pub const NAME: &str = "yearbook";
@@ -177,7 +175,7 @@ pub fn load_folder(root: &Path, opts: &Options) -> Result<Dataset> {
                 ))
             })?;
         let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-        listing += &format!("{relative}\t{}\n", hex(&sha2::Sha256::digest(&bytes)));
+        listing += &format!("{relative}\t{}\n", sha256_hex(&bytes));
         pixels.extend(decode(&path, &bytes)?);
         timestamps.push(Timestamp::from_year(year)?);
         labels.push(*label);
@@ -186,7 +184,7 @@ pub fn load_folder(root: &Path, opts: &Options) -> Result<Dataset> {
         source: DataSource {
             name: NAME.into(),
             version: "folder".into(),
-            sha256: hex(&sha2::Sha256::digest(listing.as_bytes())),
+            sha256: sha256_hex(listing.as_bytes()),
         },
         timestamps,
         inputs: Inputs::Images {
@@ -403,7 +401,7 @@ pub fn load_pickle(path: &Path, opts: &Options) -> Result<Dataset> {
         source: DataSource {
             name: NAME.into(),
             version: "wild-time-pkl".into(),
-            sha256: hex(&sha2::Sha256::digest(&bytes)),
+            sha256: sha256_hex(&bytes),
         },
         timestamps,
         inputs: Inputs::Images {
