@@ -49,6 +49,7 @@ pub mod matrix;
 pub mod metrics;
 pub mod models;
 pub mod preset;
+pub mod report;
 #[cfg(feature = "torch")]
 pub mod run;
 pub mod saliency;

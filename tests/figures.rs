@@ -1,0 +1,384 @@
+//! The paper's figures: each renders, is well-formed SVG with the expected elements, and
+//! renders to the same bytes twice.
+
+use drift::analysis::{ForgettingPoint, Ranked};
+use drift::matrix::Grid;
+use drift::metrics::Direction;
+use drift::report::figures::colors::{self, EMPTY, Rgb};
+use drift::report::figures::heatmap::COLORBAR_STEPS;
+use drift::report::figures::{
+    Curve, CurveOptions, HeatmapOptions, Panel, RankingOptions, Scale, family_curves,
+    forgetting_curves, heatmap, panels, percentile, ranking, thinned,
+};
+
+fn labels(k: usize) -> Vec<String> {
+    (0..k)
+        .map(|n| format!("{}-H{}", 2000 + n / 2, n % 2 + 1))
+        .collect()
+}
+
+/// A K×K grid with an upper-triangular drift pattern and a few empty cells.
+fn grid(k: usize) -> Grid {
+    let mut g = Grid::empty(k);
+    for i in 0..k {
+        for j in 0..k {
+            if (i * 7 + j * 3) % 11 != 5 {
+                g.set(
+                    i,
+                    j,
+                    Some(0.9 - 0.01 * (j as f64 - i as f64).abs() + 0.001 * i as f64),
+                );
+            }
+        }
+    }
+    g
+}
+
+/// Checks the SVG is one balanced `<svg>` element: every opening tag is closed or
+/// self-closing, in nesting order.
+fn assert_balanced(svg: &str) {
+    assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(80)]);
+    assert!(svg.trim_end().ends_with("</svg>"));
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = svg;
+    while let Some(at) = rest.find('<') {
+        let end = rest[at..].find('>').expect("unterminated tag") + at;
+        let tag = &rest[at + 1..end];
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_alphanumeric())
+            .collect();
+        if tag.starts_with('/') {
+            assert_eq!(
+                stack.pop().as_deref(),
+                Some(name.as_str()),
+                "mismatched </{name}>"
+            );
+        } else if !tag.ends_with('/') && !tag.starts_with('?') && !tag.starts_with('!') {
+            stack.push(name);
+        }
+        rest = &rest[end + 1..];
+    }
+    assert!(stack.is_empty(), "unclosed: {stack:?}");
+}
+
+/// With `DRIFT_FIGURE_DIR` set, writes `svg` there as `name.svg` for a look by eye.
+fn dump(name: &str, svg: &str) {
+    if let Some(dir) = std::env::var_os("DRIFT_FIGURE_DIR") {
+        std::fs::write(std::path::Path::new(&dir).join(format!("{name}.svg")), svg).unwrap();
+    }
+}
+
+fn count(svg: &str, needle: &str) -> usize {
+    svg.matches(needle).count()
+}
+
+fn seq() -> Scale {
+    Scale::Sequential { lo: 0.5, hi: 0.9 }
+}
+
+#[test]
+fn heatmap_has_one_rect_per_cell_grey_empties_and_a_dashed_diagonal() {
+    let k = 6;
+    let g = grid(k);
+    let empties = (0..k * k).filter(|n| g.get(n / k, n % k).is_none()).count();
+    assert!(empties > 0);
+    let svg = heatmap(&g, &labels(k), seq(), &HeatmapOptions::default()).unwrap();
+    assert_balanced(&svg);
+    // background + cells + matrix frame + colour-bar steps + colour-bar frame
+    assert_eq!(count(&svg, "<rect"), 1 + k * k + 1 + COLORBAR_STEPS + 1);
+    assert_eq!(count(&svg, &format!("fill=\"{}\"", EMPTY.hex())), empties);
+    assert_eq!(count(&svg, "stroke-dasharray"), 1);
+    assert!(svg.contains("trained through") && svg.contains("evaluated on"));
+    assert!(svg.contains("font-family=\"Libertinus Serif\""));
+    assert!(!svg.contains("sans-serif"));
+}
+
+#[test]
+fn origin_is_lower_left() {
+    // Only cell (0, 0) is filled: its rect is the lowest, leftmost one.
+    let mut g = Grid::empty(2);
+    g.set(0, 0, Some(1.0));
+    let opts = HeatmapOptions::default();
+    let svg = heatmap(&g, &labels(2), seq(), &opts).unwrap();
+    let filled = svg
+        .lines()
+        .find(|l| l.contains("<rect") && l.contains(&colors::sequential(1.0).hex()))
+        .unwrap();
+    let y: i32 = attr(filled, "y");
+    let greys: Vec<i32> = svg
+        .lines()
+        .filter(|l| l.contains(&EMPTY.hex()))
+        .map(|l| attr(l, "y"))
+        .collect();
+    assert_eq!(greys.len(), 3);
+    assert!(greys.iter().all(|&g| g <= y) && greys.iter().any(|&g| g < y));
+}
+
+fn attr(line: &str, name: &str) -> i32 {
+    let key = format!(" {name}=\"");
+    let at = line.find(&key).unwrap() + key.len();
+    line[at..].split('"').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn one_slice_and_forty_slices_render_with_thinned_labels() {
+    let svg = heatmap(&grid(1), &labels(1), seq(), &HeatmapOptions::default()).unwrap();
+    assert_balanced(&svg);
+    assert_eq!(count(&svg, "<rect"), 1 + 1 + 1 + COLORBAR_STEPS + 1);
+    assert_eq!(thinned(1), vec![0]);
+    assert_eq!(thinned(12), (0..12).collect::<Vec<_>>());
+    assert_eq!(thinned(13), vec![0, 2, 4, 6, 8, 10, 12]);
+    assert_eq!(thinned(40), vec![0, 4, 8, 12, 16, 20, 24, 28, 32, 36]);
+    let l = labels(40);
+    let svg = heatmap(&grid(40), &l, seq(), &HeatmapOptions::default()).unwrap();
+    dump("heatmap-40", &svg);
+    assert_balanced(&svg);
+    assert_eq!(count(&svg, "<rect"), 1 + 1600 + 1 + COLORBAR_STEPS + 1);
+    // each shown label twice (rows and columns), the others never
+    assert_eq!(count(&svg, &format!(">\n{}\n</text>", l[4])), 2);
+    assert_eq!(count(&svg, &format!(">\n{}\n</text>", l[5])), 0);
+    assert!(
+        svg.contains("rotate(270"),
+        "long column labels stand upright"
+    );
+}
+
+#[test]
+fn lower_is_better_reverses_the_map() {
+    let s = seq();
+    assert_eq!(s.color(0.9, Direction::HigherIsBetter), colors::VIRIDIS[10]);
+    assert_eq!(s.color(0.9, Direction::LowerIsBetter), colors::VIRIDIS[0]);
+    let d = Scale::Diverging { max_abs: 2.0 };
+    assert_eq!(d.color(0.0, Direction::HigherIsBetter), colors::RDBU[5]);
+    assert_eq!(d.color(5.0, Direction::HigherIsBetter), colors::RDBU[10]);
+    assert_eq!(d.color(-2.0, Direction::LowerIsBetter), colors::RDBU[10]);
+    let mut g = Grid::empty(2);
+    g.set(0, 0, Some(0.5));
+    g.set(1, 1, Some(0.9));
+    let opts = HeatmapOptions {
+        title: Some("MSE".into()),
+        direction: Direction::LowerIsBetter,
+        value_label: "mse".into(),
+    };
+    let svg = heatmap(&g, &labels(2), s, &opts).unwrap();
+    assert_balanced(&svg);
+    assert!(svg.contains(&format!("fill=\"{}\"", colors::VIRIDIS[10].hex())));
+    assert!(svg.contains(">\nMSE\n</text>"));
+}
+
+#[test]
+fn scale_helpers_on_known_values() {
+    let v: Vec<f64> = (0..=100).map(f64::from).collect();
+    assert_eq!(percentile(&v, 5.0), Some(5.0));
+    assert_eq!(percentile(&[1.0, 2.0], 50.0), Some(1.5));
+    assert_eq!(percentile(&[], 50.0), None);
+    // numpy.percentile([1, 2, 3, 4], 95) == 3.85
+    assert!((percentile(&[4.0, 1.0, 3.0, 2.0], 95.0).unwrap() - 3.85).abs() < 1e-12);
+    let a = Grid::from_rows(&[vec![Some(1.0), None], vec![Some(3.0), Some(2.0)]]).unwrap();
+    let b = Grid::from_rows(&[vec![Some(4.0), Some(5.0)], vec![None, None]]).unwrap();
+    // values 1..5: p5 = 1.2, p95 = 4.8
+    match Scale::shared_sequential(&[&a, &b]).unwrap() {
+        Scale::Sequential { lo, hi } => {
+            assert!((lo - 1.2).abs() < 1e-12 && (hi - 4.8).abs() < 1e-12)
+        }
+        other => panic!("{other:?}"),
+    }
+    let d = Grid::from_rows(&[vec![Some(-1.0), Some(0.5)], vec![Some(-0.25), None]]).unwrap();
+    // |Δ| = 0.25, 0.5, 1: p99 = 0.5 + 0.98 * 0.5
+    match Scale::shared_diverging(&[&d]).unwrap() {
+        Scale::Diverging { max_abs } => assert!((max_abs - 0.99).abs() < 1e-12),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(Scale::shared_sequential(&[&Grid::empty(3)]), None);
+    let flat = Scale::Sequential { lo: 2.0, hi: 2.0 };
+    let (lo, hi) = flat.range();
+    assert!(lo < 2.0 && hi > 2.0);
+    assert_eq!(
+        colors::interpolate(&colors::VIRIDIS, 0.05),
+        Rgb(0x46, 0x13, 0x65)
+    );
+    assert_eq!(colors::sequential(-1.0), colors::VIRIDIS[0]);
+    assert_eq!(colors::diverging(f64::NAN), colors::RDBU[0]);
+}
+
+#[test]
+fn deviation_heatmap_is_zero_centred() {
+    let g = grid(5);
+    let dev = g.map(|i, j, v| Some(v - 0.88 + 0.002 * (i as f64 - j as f64)));
+    let scale = Scale::shared_diverging(&[&dev]).unwrap();
+    let opts = HeatmapOptions {
+        value_label: "Δ accuracy".into(),
+        ..Default::default()
+    };
+    let svg = heatmap(&dev, &labels(5), scale, &opts).unwrap();
+    dump("deviation-5", &svg);
+    assert_balanced(&svg);
+    assert!(svg.contains("Δ accuracy"));
+    assert_eq!(count(&svg, "stroke-dasharray"), 1);
+}
+
+#[test]
+fn panels_share_one_colour_bar() {
+    let (a, b, c) = (grid(3), grid(8), grid(40));
+    let (la, lb, lc) = (labels(3), labels(8), labels(40));
+    let scale = Scale::shared_sequential(&[&a, &b, &c]).unwrap();
+    let ps = [
+        Panel {
+            title: "Yearbook",
+            grid: &a,
+            labels: &la,
+        },
+        Panel {
+            title: "arXiv",
+            grid: &b,
+            labels: &lb,
+        },
+        Panel {
+            title: "Amazon",
+            grid: &c,
+            labels: &lc,
+        },
+    ];
+    let opts = HeatmapOptions {
+        title: Some("cohort means".into()),
+        ..Default::default()
+    };
+    let svg = panels(&ps, scale, &opts).unwrap();
+    dump("panels", &svg);
+    assert_balanced(&svg);
+    assert_eq!(
+        count(&svg, "<rect"),
+        1 + (9 + 1) + (64 + 1) + (1600 + 1) + COLORBAR_STEPS + 1
+    );
+    assert_eq!(count(&svg, "stroke-dasharray"), 3);
+    assert_eq!(count(&svg, ">\ntrained through\n"), 1);
+    assert!(panels(&[], scale, &opts).is_err());
+}
+
+fn curves() -> Vec<Curve> {
+    ["mlp-s", "mlp-l", "cnn-s", "resnet-s"]
+        .iter()
+        .enumerate()
+        .map(|(n, name)| Curve {
+            label: name.to_string(),
+            points: (0..6)
+                .map(|lag| ForgettingPoint {
+                    lag,
+                    mean: 0.9 - 0.02 * lag as f64 - 0.01 * n as f64,
+                    std: (lag > 0).then_some(0.005),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+#[test]
+fn forgetting_curves_per_model_and_family() {
+    let models = curves();
+    let opts = CurveOptions {
+        title: Some("Forgetting".into()),
+        y_label: "accuracy".into(),
+        std_band: true,
+    };
+    let svg = forgetting_curves(&models, &opts).unwrap();
+    dump("curves", &svg);
+    assert_balanced(&svg);
+    assert!(svg.contains("<polygon"));
+    for m in &models {
+        assert!(svg.contains(&format!(">\n{}\n</text>", m.label)));
+    }
+    let fam = family_curves(&models, |m| m.split('-').next().unwrap().to_string());
+    let names: Vec<&str> = fam.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(names, ["mlp", "cnn", "resnet"]);
+    assert!((fam[0].points[0].mean - 0.895).abs() < 1e-12);
+    assert!(fam[0].points[0].std.is_some() && fam[1].points[0].std.is_none());
+    let svg = forgetting_curves(&fam, &CurveOptions::default()).unwrap();
+    assert_balanced(&svg);
+    assert!(!svg.contains("<polygon"));
+    let from_grid = Curve::from_grid("g", &grid(4));
+    assert_eq!(from_grid.points.len(), 4);
+    // 24 lines: markers tell apart the ones that share a colour
+    let many: Vec<Curve> = (0..24)
+        .map(|n| Curve {
+            label: format!("m{n}"),
+            ..models[n % 4].clone()
+        })
+        .collect();
+    assert_balanced(&forgetting_curves(&many, &CurveOptions::default()).unwrap());
+    assert!(forgetting_curves(&[], &CurveOptions::default()).is_err());
+}
+
+#[test]
+fn rankings_draw_one_bar_per_model() {
+    let future: Vec<Ranked> = [("cnn", 91.5), ("mlp", 88.0), ("vit", 80.25)]
+        .iter()
+        .enumerate()
+        .map(|(n, (m, v))| Ranked {
+            rank: n + 1,
+            model: m.to_string(),
+            value: *v,
+        })
+        .collect();
+    let svg = ranking(&future, &RankingOptions::default()).unwrap();
+    assert_balanced(&svg);
+    assert_eq!(count(&svg, "<rect"), 1 + 3);
+    assert!(svg.contains(">\n1. cnn\n</text>"));
+    let decay: Vec<Ranked> = [("a", -0.5), ("b", 1.25)]
+        .iter()
+        .enumerate()
+        .map(|(n, (m, v))| Ranked {
+            rank: n + 1,
+            model: m.to_string(),
+            value: *v,
+        })
+        .collect();
+    let opts = RankingOptions {
+        title: Some("decay".into()),
+        value_label: "decay".into(),
+    };
+    let svg = ranking(&decay, &opts).unwrap();
+    dump("ranking-decay", &svg);
+    assert_balanced(&svg);
+    assert!(svg.contains(">\n-0.50\n</text>"));
+    assert!(ranking(&[], &opts).is_err());
+}
+
+#[test]
+fn renders_are_byte_identical() {
+    let g = grid(40);
+    let l = labels(40);
+    let opts = HeatmapOptions {
+        title: Some("cnn-s".into()),
+        ..Default::default()
+    };
+    let a = heatmap(&g, &l, seq(), &opts).unwrap();
+    let b = heatmap(&g, &l, seq(), &opts).unwrap();
+    assert_eq!(a, b);
+    let c = curves();
+    let o = CurveOptions {
+        std_band: true,
+        ..Default::default()
+    };
+    assert_eq!(
+        forgetting_curves(&c, &o).unwrap(),
+        forgetting_curves(&c, &o).unwrap()
+    );
+    let r = vec![Ranked {
+        rank: 1,
+        model: "x".into(),
+        value: 1.0,
+    }];
+    let ro = RankingOptions::default();
+    assert_eq!(ranking(&r, &ro).unwrap(), ranking(&r, &ro).unwrap());
+}
+
+#[test]
+fn wrong_label_count_is_an_error() {
+    let e = heatmap(&grid(3), &labels(2), seq(), &HeatmapOptions::default()).unwrap_err();
+    assert!(
+        e.to_string().contains("2 slice labels for a 3x3 matrix"),
+        "{e}"
+    );
+}
