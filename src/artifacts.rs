@@ -71,7 +71,8 @@ pub struct CodeVersion {
     pub crate_version: String,
     /// Git commit of the source tree, if it was a git checkout.
     pub git_commit: Option<String>,
-    /// Whether the tree had uncommitted changes.
+    /// Whether tracked files had uncommitted changes (untracked files, such as the results
+    /// being written, do not count).
     pub git_dirty: Option<bool>,
     /// SHA-256 of the `Cargo.lock` the binary was built with.
     pub cargo_lock_sha256: String,
@@ -94,7 +95,8 @@ impl CodeVersion {
         CodeVersion {
             crate_version: env!("CARGO_PKG_VERSION").to_string(),
             git_commit: git(&["rev-parse", "HEAD"]),
-            git_dirty: git(&["status", "--porcelain"]).map(|s| !s.is_empty()),
+            git_dirty: git(&["status", "--porcelain", "--untracked-files=no"])
+                .map(|s| !s.is_empty()),
             cargo_lock_sha256: sha256_hex(include_bytes!(concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/Cargo.lock"
