@@ -6,5 +6,118 @@
 //! the analyses, render [`figures`], build tables, fill and compile the paper, and compare
 //! every output with the [`manifest`].
 
+pub mod build;
 pub mod figures;
 pub mod manifest;
+pub mod paper;
+pub mod study;
+pub mod tables;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::Result;
+use manifest::Manifest;
+
+/// Build the paper from the committed artifacts and verify it against the manifest.
+///
+/// By default every output is rebuilt (an output whose inputs and file are unchanged is
+/// kept as it is) and compared with `checksums/`: any output that differs, is missing or
+/// is new is listed with the reason, and the exit status is 1.
+#[derive(Debug, clap::Parser)]
+#[command(name = "build-report", version, about, long_about)]
+pub struct Args {
+    /// Rewrite the manifest from this build instead of verifying against it.
+    #[arg(long, conflicts_with = "check")]
+    pub update: bool,
+    /// Only re-hash the outputs on disk against the manifest; build nothing.
+    #[arg(long)]
+    pub check: bool,
+    /// Render every output, even those whose inputs are unchanged.
+    #[arg(long)]
+    pub force: bool,
+    /// The repository root (default: the current folder).
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+}
+
+/// Runs `build-report`.
+pub fn run(args: &Args) -> Result<ExitCode> {
+    let root = &args.root;
+    let stage = |name: &str| eprintln!("build-report: {name}");
+    if args.check {
+        stage("checking outputs on disk against checksums/");
+        let committed = Manifest::read(root)?;
+        let differences = manifest::check(root, &committed, &build::OUTPUT_DIRS)?;
+        return Ok(report_differences(&differences, committed.len()));
+    }
+    let committed = match Manifest::read(root) {
+        Ok(m) => m,
+        Err(_) if args.update => Manifest::new(),
+        Err(e) => return Err(e),
+    };
+    // A byte flipped in a committed output must fail, not be quietly rendered again.
+    let before = if args.update {
+        Vec::new()
+    } else {
+        manifest::check(root, &committed, &build::OUTPUT_DIRS)?
+    };
+    stage("loading studies");
+    let specs = study::read_specs(&root.join(build::STUDIES))?;
+    let studies = study::load(root, build::RESULTS, &specs)?;
+    let code = build::code_hash(root)?;
+    stage("planning outputs");
+    let mut jobs = build::figure_jobs(root, &studies, &code)?;
+    let (table_jobs, tables) = build::table_jobs(root, &studies, &code)?;
+    jobs.extend(table_jobs);
+    let mut all_inputs = manifest::Inputs::new();
+    for study in &studies {
+        all_inputs.extend(manifest::hash_files(root, &study.inputs)?);
+    }
+    all_inputs.extend(manifest::hash_files(root, &[build::MODELS])?);
+    all_inputs.insert("src".into(), code.clone());
+    let context = build::paper_context(&studies, &tables)?;
+    jobs.extend(build::paper_jobs(root, context, all_inputs)?);
+    stage(&format!("rendering {} outputs", jobs.len()));
+    let built = build::run_jobs(root, &jobs, &committed, args.force)?;
+    eprintln!(
+        "build-report: {} rendered, {} unchanged",
+        built.rendered.len(),
+        built.kept.len()
+    );
+    let mut differences = before;
+    differences.extend(manifest::strays(
+        root,
+        &build::OUTPUT_DIRS,
+        &built.manifest,
+    )?);
+    if args.update {
+        for d in &differences {
+            eprintln!("{d}");
+        }
+        built.manifest.write(root)?;
+        eprintln!(
+            "build-report: wrote checksums/ ({} outputs)",
+            built.manifest.len()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    differences.extend(manifest::verify(&committed, &built.manifest));
+    Ok(report_differences(&differences, built.manifest.len()))
+}
+
+fn report_differences(differences: &[manifest::Difference], outputs: usize) -> ExitCode {
+    if differences.is_empty() {
+        eprintln!("build-report: all {outputs} outputs match checksums/");
+        ExitCode::SUCCESS
+    } else {
+        for d in differences {
+            eprintln!("{d}");
+        }
+        eprintln!(
+            "build-report: {} differences from checksums/",
+            differences.len()
+        );
+        ExitCode::FAILURE
+    }
+}

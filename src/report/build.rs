@@ -1,0 +1,449 @@
+//! The build: the studies' artifacts in, every output (figures, tables, the filled Typst
+//! sources, the PDF) out, each with the inputs it was made from, then compared with the
+//! committed manifest.
+//!
+//! Every output's inputs are the artifact files it reads plus `src` (the SHA-256 of every
+//! file under `src/`, `report/` templates and `Cargo.lock`): the code that renders an
+//! output decides its bytes, so a code change is an input change, never mistaken for
+//! non-determinism. An output whose inputs and file are unchanged is not rendered again
+//! unless forced.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::analysis::{self, Robustness};
+use crate::artifacts::write_atomic;
+use crate::matrix::Grid;
+use crate::report::figures::{
+    self, Curve, CurveOptions, HeatmapOptions, Panel, RankingOptions, Scale,
+};
+use crate::report::manifest::{self, Inputs, Manifest};
+use crate::report::study::Study;
+use crate::report::{paper, tables};
+use crate::{Error, Result, sha256_hex};
+
+/// Where the committed artifacts are, relative to the root.
+pub const RESULTS: &str = "results";
+/// The model listing (`drift models --params`), written by `scripts/make-results`.
+pub const MODELS: &str = "results/models.txt";
+/// The paper's template, and where its filled source and PDF go.
+pub const PAPER_TEMPLATE: &str = "report/paper.typ";
+/// The filled paper source.
+pub const PAPER_SOURCE: &str = "report/build/paper.typ";
+/// The PDF.
+pub const PAPER_PDF: &str = "report/build/paper.pdf";
+/// The study list.
+pub const STUDIES: &str = "report/studies.toml";
+/// The folders every output is written under (and nothing else is).
+pub const OUTPUT_DIRS: [&str; 2] = ["figures", "report/build"];
+
+/// One output: where it goes, what it is made from, and how to make it.
+pub struct Job {
+    /// Path relative to the root.
+    pub path: String,
+    /// Input path (or `src`) to SHA-256.
+    pub inputs: Inputs,
+    render: Box<dyn Fn() -> Result<Vec<u8>> + Send + Sync>,
+}
+
+impl Job {
+    fn new(
+        path: String,
+        inputs: Inputs,
+        render: impl Fn() -> Result<Vec<u8>> + Send + Sync + 'static,
+    ) -> Self {
+        Job {
+            path,
+            inputs,
+            render: Box::new(render),
+        }
+    }
+
+    /// Renders the output's bytes.
+    pub fn render(&self) -> Result<Vec<u8>> {
+        (self.render)().map_err(|e| Error::Invalid(format!("{}: {e}", self.path)))
+    }
+}
+
+/// The SHA-256 of the code that renders outputs: every file under `src/` and `report/`
+/// (templates and study list; not `report/build/`) and `Cargo.lock`, by sorted path.
+pub fn code_hash(root: &Path) -> Result<String> {
+    let mut listing = String::new();
+    for dir in ["src", "report"] {
+        if !root.join(dir).is_dir() {
+            continue;
+        }
+        for entry in walkdir::WalkDir::new(root.join(dir)).sort_by_file_name() {
+            let entry =
+                entry.map_err(|e| Error::io(e.path().unwrap_or(root).to_path_buf(), e.into()))?;
+            let rel = entry
+                .path()
+                .strip_prefix(root)
+                .expect("walked under the root")
+                .to_string_lossy()
+                .replace('\\', "/");
+            if !entry.file_type().is_file() || rel.starts_with("report/build/") {
+                continue;
+            }
+            let bytes = std::fs::read(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+            listing += &format!("{}  {rel}\n", sha256_hex(&bytes));
+        }
+    }
+    let lock = root.join("Cargo.lock");
+    if lock.is_file() {
+        let bytes = std::fs::read(&lock).map_err(|e| Error::io(&lock, e))?;
+        listing += &format!("{}  Cargo.lock\n", sha256_hex(&bytes));
+    }
+    Ok(sha256_hex(listing.as_bytes()))
+}
+
+fn svg(text: Result<String>) -> Result<Vec<u8>> {
+    text.map(String::into_bytes)
+}
+
+/// The figure jobs of every study, plus the panel figure of all studies' cohort means.
+pub fn figure_jobs(root: &Path, studies: &[Study], code: &str) -> Result<Vec<Job>> {
+    let mut jobs = Vec::new();
+    let mut all_inputs = Inputs::new();
+    let mut cohorts: Vec<(String, Vec<String>, Grid, crate::Direction, String)> = Vec::new();
+    for study in studies {
+        let mut inputs = manifest::hash_files(root, &study.inputs)?;
+        inputs.insert("src".into(), code.to_string());
+        all_inputs.extend(inputs.clone());
+        let name = &study.spec.name;
+        let first = &study.runs[0].matrix;
+        let (labels, metric) = (first.slices().to_vec(), first.metric());
+        let direction = metric.direction();
+        let value_label = metric.name().to_string();
+        let means: Vec<(String, Grid)> = study
+            .runs
+            .iter()
+            .map(|r| (r.model.clone(), r.matrix.mean()))
+            .collect();
+        let models: Vec<(&str, &crate::DriftMatrix)> = study
+            .runs
+            .iter()
+            .map(|r| (r.model.as_str(), &r.matrix))
+            .collect();
+        let seeds = first.seeds().to_vec();
+        let cohort = analysis::cohort(&models, &seeds)?;
+        let deviations: Vec<(String, Grid)> = means
+            .iter()
+            .map(|(m, g)| (m.clone(), analysis::deviation(g, &cohort.mean)))
+            .collect();
+        let raw_scale = Scale::shared_sequential(&means.iter().map(|(_, g)| g).collect::<Vec<_>>())
+            .ok_or_else(|| Error::Invalid(format!("study {name}: no filled cell")))?;
+        let dev_scale =
+            Scale::shared_diverging(&deviations.iter().map(|(_, g)| g).collect::<Vec<_>>())
+                .unwrap_or(Scale::Diverging { max_abs: 1e-9 });
+        for ((model, grid), (_, dev)) in means.iter().zip(&deviations) {
+            for (kind, grid, scale, label) in [
+                ("raw", grid.clone(), raw_scale, value_label.clone()),
+                (
+                    "deviation",
+                    dev.clone(),
+                    dev_scale,
+                    format!("Δ {value_label} from the cohort mean"),
+                ),
+            ] {
+                let (labels, opts) = (
+                    labels.clone(),
+                    HeatmapOptions {
+                        title: Some(model.clone()),
+                        direction,
+                        value_label: label,
+                    },
+                );
+                jobs.push(Job::new(
+                    format!("figures/{name}/{model}-{kind}.svg"),
+                    inputs.clone(),
+                    move || svg(figures::heatmap(&grid, &labels, scale, &opts)),
+                ));
+            }
+        }
+        let cohort_mean = cohort.mean.clone();
+        let cohort_scale = Scale::shared_sequential(&[&cohort_mean]).unwrap_or(raw_scale);
+        {
+            let (labels, opts) = (
+                labels.clone(),
+                HeatmapOptions {
+                    title: Some("cohort mean".into()),
+                    direction,
+                    value_label: value_label.clone(),
+                },
+            );
+            let grid = cohort_mean.clone();
+            jobs.push(Job::new(
+                format!("figures/{name}/cohort-mean.svg"),
+                inputs.clone(),
+                move || svg(figures::heatmap(&grid, &labels, cohort_scale, &opts)),
+            ));
+        }
+        cohorts.push((
+            study.spec.title.clone(),
+            labels.clone(),
+            cohort_mean,
+            direction,
+            value_label.clone(),
+        ));
+
+        let curves: Vec<Curve> = study
+            .runs
+            .iter()
+            .map(|r| Curve::from_matrix(&r.model, &r.matrix))
+            .collect();
+        let families = figures::family_curves(&curves, tables::registry_family);
+        for (file, curves) in [
+            ("forgetting-models", curves),
+            ("forgetting-families", families),
+        ] {
+            let opts = CurveOptions {
+                title: None,
+                y_label: value_label.clone(),
+                std_band: true,
+            };
+            jobs.push(Job::new(
+                format!("figures/{name}/{file}.svg"),
+                inputs.clone(),
+                move || svg(figures::forgetting_curves(&curves, &opts)),
+            ));
+        }
+
+        let robust: Vec<(&str, Robustness)> = means
+            .iter()
+            .map(|(m, g)| (m.as_str(), analysis::robustness(g, direction)))
+            .collect();
+        let by_future = analysis::rank_by_future(&robust, direction);
+        let by_decay = analysis::rank_by_decay(&robust);
+        for (file, entries, label) in [
+            ("ranking-future", by_future, format!("future {value_label}")),
+            (
+                "ranking-decay",
+                by_decay,
+                "decay (positive = worse on the future)".to_string(),
+            ),
+        ] {
+            let opts = RankingOptions {
+                title: None,
+                value_label: label,
+            };
+            jobs.push(Job::new(
+                format!("figures/{name}/{file}.svg"),
+                inputs.clone(),
+                move || svg(figures::ranking(&entries, &opts)),
+            ));
+        }
+    }
+    // One panel per study, for the studies whose metric shares the first one's direction.
+    if let Some((_, _, _, direction, value_label)) = cohorts.first().cloned() {
+        let shared: Vec<_> = cohorts.into_iter().filter(|c| c.3 == direction).collect();
+        let scale = Scale::shared_sequential(&shared.iter().map(|c| &c.2).collect::<Vec<_>>())
+            .unwrap_or(Scale::Sequential { lo: 0.0, hi: 1.0 });
+        let opts = HeatmapOptions {
+            title: None,
+            direction,
+            value_label,
+        };
+        jobs.push(Job::new(
+            "figures/cohort-means.svg".into(),
+            all_inputs,
+            move || {
+                let panels: Vec<Panel> = shared
+                    .iter()
+                    .map(|(title, labels, grid, _, _)| Panel {
+                        title,
+                        grid,
+                        labels,
+                    })
+                    .collect();
+                svg(figures::panels(&panels, scale, &opts))
+            },
+        ));
+    }
+    Ok(jobs)
+}
+
+/// What a build did.
+#[derive(Debug, Default)]
+pub struct Built {
+    /// The manifest of the outputs as built.
+    pub manifest: Manifest,
+    /// Outputs rendered this time.
+    pub rendered: Vec<String>,
+    /// Outputs kept because their inputs and file were unchanged.
+    pub kept: Vec<String>,
+}
+
+/// Renders every job whose output is not fresh (or all, with `force`), writing each file
+/// atomically, and returns the manifest of the result.
+pub fn run_jobs(root: &Path, jobs: &[Job], committed: &Manifest, force: bool) -> Result<Built> {
+    let mut built = Built::default();
+    let mut seen = BTreeMap::new();
+    for job in jobs {
+        if seen.insert(job.path.clone(), ()).is_some() {
+            return Err(Error::Invalid(format!(
+                "{}: two outputs share this path",
+                job.path
+            )));
+        }
+        if !force && committed.is_fresh(root, &job.path, &job.inputs)? {
+            let entry = committed
+                .get(&job.path)
+                .expect("fresh outputs are in the manifest");
+            built
+                .manifest
+                .add_hashed(&job.path, entry.sha256.clone(), job.inputs.clone())?;
+            built.kept.push(job.path.clone());
+            continue;
+        }
+        let bytes = job.render()?;
+        let path = root.join(&job.path);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
+        write_atomic(&path, &bytes)?;
+        built.manifest.add(&job.path, &bytes, job.inputs.clone())?;
+        built.rendered.push(job.path.clone());
+    }
+    Ok(built)
+}
+
+/// The table jobs: per study, every table of [`tables`] as Typst (for the paper) and CSV.
+/// Tables are cheap, so they are computed here; the jobs only hand out the bytes.
+pub fn table_jobs(
+    root: &Path,
+    studies: &[Study],
+    code: &str,
+) -> Result<(Vec<Job>, serde_json::Value)> {
+    let listing_path = root.join(MODELS);
+    let listing_text =
+        std::fs::read_to_string(&listing_path).map_err(|e| Error::io(&listing_path, e))?;
+    let listing = tables::parse_models_listing(&listing_text)
+        .map_err(|e| Error::Invalid(format!("{}: {e}", listing_path.display())))?;
+    let mut jobs = Vec::new();
+    let mut context = serde_json::Map::new();
+    for study in studies {
+        let name = &study.spec.name;
+        let mut inputs = manifest::hash_files(root, &study.inputs)?;
+        inputs.extend(manifest::hash_files(root, &[MODELS])?);
+        inputs.insert("src".into(), code.to_string());
+        let family = |m: &str| tables::registry_family(m);
+        let mut all = vec![
+            tables::roster(&listing, &study.runs)?,
+            tables::robustness(&study.runs, &family)?,
+        ];
+        all.extend(tables::cutoff_tables(&study.runs)?);
+        all.push(tables::family_table(&study.runs, &family)?);
+        all.push(tables::temporal_effects_table(&study.runs)?);
+        all.push(tables::compute_table(&study.runs)?);
+        let mut listed = Vec::new();
+        for table in &all {
+            let stem = format!("report/build/tables/{name}-{}", table.name);
+            for (ext, text) in [
+                ("typ", tables::to_typst(table)?),
+                ("csv", tables::to_csv(table)?),
+            ] {
+                jobs.push(Job::new(
+                    format!("{stem}.{ext}"),
+                    inputs.clone(),
+                    move || Ok(text.clone().into_bytes()),
+                ));
+            }
+            listed.push(serde_json::json!({
+                "name": table.name,
+                "caption": table.caption,
+                "path": format!("/{stem}.typ"),
+            }));
+        }
+        context.insert(name.clone(), serde_json::Value::Array(listed));
+    }
+    Ok((jobs, serde_json::Value::Object(context)))
+}
+
+/// The numbers the paper's text quotes, per study, from the analyses.
+pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<serde_json::Value> {
+    let mut out = Vec::new();
+    for study in studies {
+        let first = &study.runs[0].matrix;
+        let metric = first.metric();
+        let direction = metric.direction();
+        let models: Vec<(&str, &crate::DriftMatrix)> = study
+            .runs
+            .iter()
+            .map(|r| (r.model.as_str(), &r.matrix))
+            .collect();
+        let cohort = analysis::cohort(&models, first.seeds())?;
+        let c = analysis::robustness(&cohort.mean, direction);
+        let robust: Vec<(&str, Robustness)> = study
+            .runs
+            .iter()
+            .map(|r| {
+                (
+                    r.model.as_str(),
+                    analysis::robustness(&r.matrix.mean(), direction),
+                )
+            })
+            .collect();
+        let best = analysis::rank_by_future(&robust, direction);
+        let steady = analysis::rank_by_decay(&robust);
+        let name = &study.spec.name;
+        let figure = |file: &str| format!("/figures/{name}/{file}.svg");
+        out.push(serde_json::json!({
+            "name": name,
+            "title": study.spec.title,
+            "metric": metric.name(),
+            "models": study.runs.iter().map(|r| r.model.clone()).collect::<Vec<_>>(),
+            "seeds": first.seeds().len(),
+            "slices": first.k(),
+            "first_slice": first.slices().first(),
+            "last_slice": first.slices().last(),
+            "cohort_id": c.id,
+            "cohort_future": c.future,
+            "cohort_decay": c.decay,
+            "best_future_model": best.first().map(|r| r.model.clone()),
+            "best_future": best.first().map(|r| r.value),
+            "least_decay_model": steady.first().map(|r| r.model.clone()),
+            "least_decay": steady.first().map(|r| r.value),
+            "raw": study.runs.iter().map(|r| figure(&format!("{}-raw", r.model))).collect::<Vec<_>>(),
+            "deviation": study.runs.iter().map(|r| figure(&format!("{}-deviation", r.model))).collect::<Vec<_>>(),
+            "cohort_mean": figure("cohort-mean"),
+            "forgetting_models": figure("forgetting-models"),
+            "forgetting_families": figure("forgetting-families"),
+            "ranking_future": figure("ranking-future"),
+            "ranking_decay": figure("ranking-decay"),
+            "tables": tables.get(name.as_str()).cloned().unwrap_or_default(),
+        }));
+    }
+    Ok(serde_json::json!({
+        "studies": out,
+        "cohort_means": "/figures/cohort-means.svg",
+    }))
+}
+
+/// The paper jobs: the filled Typst source, then its PDF (compiled from the files on disk,
+/// so it runs after every figure and table job).
+pub fn paper_jobs(root: &Path, context: serde_json::Value, inputs: Inputs) -> Result<Vec<Job>> {
+    let template_path = root.join(PAPER_TEMPLATE);
+    let template =
+        std::fs::read_to_string(&template_path).map_err(|e| Error::io(&template_path, e))?;
+    let source = paper::render_template(&template, PAPER_TEMPLATE, &context)?;
+    let root_owned = root.to_path_buf();
+    let ident = format!(
+        "drift-paper-{}",
+        &inputs.get("src").cloned().unwrap_or_default()
+    );
+    Ok(vec![
+        Job::new(PAPER_SOURCE.into(), inputs.clone(), move || {
+            Ok(source.clone().into_bytes())
+        }),
+        Job::new(PAPER_PDF.into(), inputs, move || {
+            let compiled = paper::compile_pdf(&root_owned, PAPER_SOURCE, &ident)?;
+            if let Some(w) = compiled.warnings.first() {
+                return Err(Error::Invalid(format!(
+                    "the paper compiled with warnings: {w}"
+                )));
+            }
+            Ok(compiled.pdf)
+        }),
+    ])
+}

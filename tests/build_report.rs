@@ -1,0 +1,238 @@
+//! `build-report` end to end on a small study written here: it builds and verifies, a
+//! second run changes no byte, and a flipped byte in an output or an input artifact, a
+//! stray file or a changed input is named with its reason.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use drift::artifacts::{
+    CodeVersion, DataSource, PresetRef, Provenance, RunArtifact, WallTimes, write_run,
+};
+
+/// Two models, two seeds, four slices of one study.
+fn study(root: &Path) {
+    fs::create_dir_all(root.join("report")).unwrap();
+    fs::create_dir_all(root.join("results")).unwrap();
+    // The committed paper template, and a model listing as `drift models --params` writes.
+    fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/report/paper.typ"),
+        root.join("report/paper.typ"),
+    )
+    .unwrap();
+    fs::write(
+        root.join("results/models.txt"),
+        "mlp_s          mlp           image      Flatten -> Linear+ReLU (32) -> Linear  98402\n\
+         cnn_s          cnn           image      Conv3x3 blocks -> Linear  93954\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("report/studies.toml"),
+        "[[studies]]\nname = \"tiny\"\ntitle = \"Tiny\"\npresets = [\"tiny\"]\n",
+    )
+    .unwrap();
+    let slices: Vec<String> = ["2001", "2002", "2003", "2004"].map(String::from).to_vec();
+    for (m, model) in ["cnn_s", "mlp_s"].into_iter().enumerate() {
+        for seed in [0u64, 1] {
+            let rows: Vec<Vec<Option<f64>>> = (0..4)
+                .map(|i| {
+                    (0..4)
+                        .map(|j| {
+                            let lag = j as f64 - i as f64;
+                            let v =
+                                0.9 - 0.05 * lag.max(0.0) - 0.02 * m as f64 + 0.01 * seed as f64;
+                            (i + j != 3 || i == j).then_some(v)
+                        })
+                        .collect()
+                })
+                .collect();
+            let run = RunArtifact {
+                slices: slices.clone(),
+                grid: drift::Grid::from_rows(&rows).unwrap(),
+                provenance: Provenance {
+                    schema: 1,
+                    preset: PresetRef {
+                        name: "tiny".into(),
+                        path: "presets/tiny.toml".into(),
+                        sha256: "1".repeat(64),
+                    },
+                    model: model.into(),
+                    seed,
+                    metric: drift::Metric::Accuracy,
+                    code: CodeVersion::current(),
+                    data: DataSource {
+                        name: "toy-images".into(),
+                        version: "1".into(),
+                        sha256: "2".repeat(64),
+                    },
+                    device: "cpu".into(),
+                    threads: 1,
+                },
+                timing: Some(WallTimes {
+                    train: 1.0 + seed as f64,
+                    eval: 0.5,
+                }),
+            };
+            write_run(&root.join("results"), &run).unwrap();
+        }
+    }
+}
+
+fn build(root: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_build-report"))
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+/// Every file under the output folders and checksums/, by path.
+fn outputs(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    ["figures", "report/build", "checksums"]
+        .iter()
+        .filter(|d| root.join(d).exists())
+        .flat_map(|d| walkdir::WalkDir::new(root.join(d)).sort_by_file_name())
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| (e.path().to_path_buf(), fs::read(e.path()).unwrap()))
+        .collect()
+}
+
+fn built() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    study(dir.path());
+    let o = build(dir.path(), &["--update"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    dir
+}
+
+#[test]
+fn a_build_verifies_and_a_second_run_changes_no_byte() {
+    let dir = built();
+    let root = dir.path();
+    let first = outputs(root);
+    for file in [
+        "figures/tiny/cnn_s-raw.svg",
+        "figures/cohort-means.svg",
+        "report/build/tables/tiny-robustness.typ",
+        "report/build/tables/tiny-roster.csv",
+        "report/build/paper.typ",
+        "report/build/paper.pdf",
+        "checksums/SHA256SUMS",
+        "checksums/inputs.json",
+    ] {
+        assert!(first.keys().any(|p| p.ends_with(file)), "{file}");
+    }
+    let pdf = &first[&root.join("report/build/paper.pdf")];
+    assert!(pdf.starts_with(b"%PDF"));
+    // The paper quotes the analyses: the cohort's ID score of this study.
+    let source = String::from_utf8(first[&root.join("report/build/paper.typ")].clone()).unwrap();
+    assert!(source.contains("the in-distribution score is"), "{source}");
+    let o = build(root, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("outputs match checksums/"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(outputs(root), first);
+    // Forced: everything rendered again, the same bytes.
+    let o = build(root, &["--force"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(outputs(root), first);
+    assert!(build(root, &["--check"]).status.success());
+}
+
+#[test]
+fn a_flipped_byte_in_an_output_is_named() {
+    let dir = built();
+    let root = dir.path();
+    let figure = root.join("figures/tiny/mlp_s-deviation.svg");
+    let good = fs::read(&figure).unwrap();
+    // The default build reports the damage (and renders the file again); --check only reports.
+    for args in [&[][..], &["--check"]] {
+        let mut bytes = good.clone();
+        bytes[100] ^= 1;
+        fs::write(&figure, bytes).unwrap();
+        let o = build(root, args);
+        assert!(!o.status.success());
+        let err = stderr(&o);
+        assert!(
+            err.contains("figures/tiny/mlp_s-deviation.svg: modified: its sha256 "),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_flipped_byte_in_an_input_artifact_is_named() {
+    let dir = built();
+    let root = dir.path();
+    let input = root.join("results/tiny/cnn_s/seed-1/matrix.json");
+    let text = fs::read_to_string(&input)
+        .unwrap()
+        .replacen("0.9", "0.8", 1);
+    fs::write(&input, text).unwrap();
+    let o = build(root, &[]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!(
+            "{}: modified after it was written",
+            input.display()
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn changed_inputs_and_stray_files_are_reported_with_their_reason() {
+    let dir = built();
+    let root = dir.path();
+    // A new seed changes the inputs of every figure of the study.
+    let mut run = drift::artifacts::load_run(&root.join("results/tiny/mlp_s/seed-1")).unwrap();
+    run.provenance.seed = 2;
+    write_run(&root.join("results"), &run).unwrap();
+    fs::write(root.join("figures/notes.txt"), "by hand").unwrap();
+    let o = build(root, &[]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "figures/tiny/cohort-mean.svg: differs from the manifest: its inputs changed \
+             (results/tiny/mlp_s/seed-2/SHA256SUMS added"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("figures/notes.txt: in an output folder but not in the manifest"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_missing_manifest_or_study_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    study(dir.path());
+    let o = build(dir.path(), &[]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("checksums"), "{}", stderr(&o));
+    fs::write(
+        dir.path().join("report/studies.toml"),
+        "[[studies]]\nname = \"x\"\ntitle = \"X\"\npresets = [\"absent\"]\n",
+    )
+    .unwrap();
+    let o = build(dir.path(), &["--update"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("study x: no runs of preset absent under results/"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -1,0 +1,803 @@
+//! The appendix tables: values against hand computations, ranking order with ties,
+//! significance marks, exact Typst and CSV output (data cannot inject Typst code), the
+//! models-listing parser's errors, and byte-identical output across calls and input orders.
+
+use drift::analysis::wilcoxon;
+use drift::artifacts::{CodeVersion, DataSource, ModelRuns, PresetRef, Provenance, WallTimes};
+use drift::report::tables::{
+    self, Format, ModelListing, Table, compute_table, cutoff_tables, family_table,
+    parse_models_listing, registry_family, robustness, roster, temporal_effects_table, to_csv,
+    to_typst, typst_string,
+};
+use drift::{DriftMatrix, Grid, Metric};
+use polars::prelude::{Column, DataFrame};
+
+const E: Option<f64> = None;
+
+fn provenance(model: &str, seed: u64, device: &str) -> Provenance {
+    Provenance {
+        schema: 1,
+        preset: PresetRef {
+            name: "tiny".into(),
+            path: "presets/tiny.toml".into(),
+            sha256: "0123456789abcdef".repeat(4),
+        },
+        model: model.into(),
+        seed,
+        metric: Metric::Accuracy,
+        code: CodeVersion {
+            crate_version: "0.1.0".into(),
+            git_commit: Some("89abcdef01".repeat(4)),
+            git_dirty: Some(false),
+            cargo_lock_sha256: "f".repeat(64),
+        },
+        data: DataSource {
+            name: "synthetic-portraits".into(),
+            version: "1.0.0".into(),
+            sha256: "a1".repeat(32),
+        },
+        device: device.into(),
+        threads: 1,
+    }
+}
+
+/// One model's runs: seeds 1, 2, .. with the given grids, devices and timings.
+fn model(
+    key: &str,
+    slices: &[&str],
+    grids: &[Vec<Vec<Option<f64>>>],
+    devices: &[&str],
+    timing: &[Option<WallTimes>],
+) -> ModelRuns {
+    let mut matrix = DriftMatrix::new(
+        slices.iter().map(|s| s.to_string()).collect(),
+        Metric::Accuracy,
+    );
+    let mut provenance_ = Vec::new();
+    for (n, rows) in grids.iter().enumerate() {
+        let seed = n as u64 + 1;
+        matrix
+            .add_seed(seed, Grid::from_rows(rows).unwrap())
+            .unwrap();
+        provenance_.push(provenance(key, seed, devices[n]));
+    }
+    ModelRuns {
+        preset: "tiny".into(),
+        model: key.into(),
+        matrix,
+        provenance: provenance_,
+        timing: timing.to_vec(),
+    }
+}
+
+const SLICES: [&str; 3] = ["2001", "2002", "2003"];
+
+fn wall(train: f64, eval: f64) -> Option<WallTimes> {
+    Some(WallTimes { train, eval })
+}
+
+/// Four models over 3 slices, 2 seeds each, with empty cells:
+/// - `cnn_s` seed mean `[[.75 .5 .375] [– 1 .625] [– – .75]]`: ID 83.33, future 50, decay 33.33;
+/// - `mlp_m`: the same cells (a tie with `cnn_s` on every score);
+/// - `mlp_s` `[[.5 .75 .75] [– .5 .75] [– – –]]`: ID 50, future 75, decay −25;
+/// - `linear`: the diagonal only (.5 .25 .5): ID 41.67, no future.
+fn study() -> Vec<ModelRuns> {
+    let cnn = vec![
+        vec![
+            vec![Some(0.75), Some(0.5), Some(0.25)],
+            vec![E, Some(1.0), Some(0.5)],
+            vec![E, E, Some(0.75)],
+        ],
+        vec![
+            vec![Some(0.75), Some(0.5), Some(0.5)],
+            vec![E, Some(1.0), Some(0.75)],
+            vec![E, E, Some(0.75)],
+        ],
+    ];
+    let mlp_s = vec![
+        vec![
+            vec![Some(0.5), Some(0.75), Some(0.75)],
+            vec![E, Some(0.5), Some(0.75)],
+            vec![E, E, E],
+        ];
+        2
+    ];
+    let linear = vec![
+        vec![
+            vec![Some(0.5), E, E],
+            vec![E, Some(0.25), E],
+            vec![E, E, Some(0.5)],
+        ];
+        2
+    ];
+    vec![
+        model(
+            "mlp_s",
+            &SLICES,
+            &mlp_s,
+            &["cuda:0", "cpu"],
+            &[wall(100.0, 2.5), None],
+        ),
+        model(
+            "cnn_s",
+            &SLICES,
+            &cnn,
+            &["cuda:0", "cuda:0"],
+            &[wall(12.5, 0.25), wall(10.0, 0.5)],
+        ),
+        model("linear", &SLICES, &linear, &["cpu", "cpu"], &[None, None]),
+        model(
+            "mlp_m",
+            &SLICES,
+            &cnn,
+            &["cuda:0", "cuda:0"],
+            &[wall(3600.0, 36.0), wall(3600.0, 36.0)],
+        ),
+    ]
+}
+
+fn family(model: &str) -> String {
+    registry_family(model)
+}
+
+fn strs(table: &Table, column: &str) -> Vec<Option<String>> {
+    let c = table.frame.column(column).unwrap();
+    c.str()
+        .unwrap()
+        .iter()
+        .map(|v| v.map(String::from))
+        .collect()
+}
+
+fn ints(table: &Table, column: &str) -> Vec<Option<i64>> {
+    let c = table.frame.column(column).unwrap();
+    c.i64().unwrap().iter().collect()
+}
+
+fn floats(table: &Table, column: &str) -> Vec<Option<f64>> {
+    let c = table.frame.column(column).unwrap();
+    c.f64().unwrap().iter().collect()
+}
+
+fn assert_close(actual: &[Option<f64>], expected: &[Option<f64>]) {
+    assert_eq!(actual.len(), expected.len(), "{actual:?} vs {expected:?}");
+    for (a, e) in actual.iter().zip(expected) {
+        match (a, e) {
+            (Some(a), Some(e)) => assert!((a - e).abs() < 1e-9, "{actual:?} vs {expected:?}"),
+            (None, None) => {}
+            _ => panic!("{actual:?} vs {expected:?}"),
+        }
+    }
+}
+
+fn names(v: &[&str]) -> Vec<Option<String>> {
+    v.iter().map(|s| Some(s.to_string())).collect()
+}
+
+#[test]
+fn robustness_values_ranks_and_ties() {
+    let t = robustness(&study(), &family).unwrap();
+    assert_eq!(t.name, "robustness");
+    let columns: Vec<&str> = t
+        .frame
+        .columns()
+        .iter()
+        .map(|c| c.name().as_str())
+        .collect();
+    assert_eq!(
+        columns,
+        ["rank", "model", "family", "seeds", "ID", "future", "decay"]
+    );
+    // Best future first; cnn_s and mlp_m tie and go by key; no future score: last, unranked.
+    assert_eq!(ints(&t, "rank"), [Some(1), Some(2), Some(3), None]);
+    assert_eq!(
+        strs(&t, "model"),
+        names(&["mlp_s", "cnn_s", "mlp_m", "linear"])
+    );
+    assert_eq!(
+        strs(&t, "family"),
+        names(&["mlp", "cnn", "mlp", "linear-probe"])
+    );
+    assert_eq!(ints(&t, "seeds"), [Some(2); 4]);
+    assert_close(
+        &floats(&t, "ID"),
+        &[
+            Some(50.0),
+            Some(250.0 / 3.0),
+            Some(250.0 / 3.0),
+            Some(125.0 / 3.0),
+        ],
+    );
+    assert_close(
+        &floats(&t, "future"),
+        &[Some(75.0), Some(50.0), Some(50.0), None],
+    );
+    assert_close(
+        &floats(&t, "decay"),
+        &[Some(-25.0), Some(100.0 / 3.0), Some(100.0 / 3.0), None],
+    );
+    assert!(t.caption.contains("accuracy ×100"), "{}", t.caption);
+    assert_eq!(
+        to_typst(&t).unwrap(),
+        r#"#table(
+  columns: 7,
+  align: (right, left, left, right, right, right, right),
+  table.header(strong("rank"), strong("model"), strong("family"), strong("seeds"), strong("ID"), strong("future"), strong("decay")),
+  "1", "mlp_s", "mlp", "2", "50.00", "75.00", "−25.00",
+  "2", "cnn_s", "cnn", "2", "83.33", "50.00", "33.33",
+  "3", "mlp_m", "mlp", "2", "83.33", "50.00", "33.33",
+  "–", "linear", "linear-probe", "2", "41.67", "–", "–",
+)
+"#
+    );
+}
+
+#[test]
+fn one_table_per_spread_cutoff() {
+    // K = 3: spread_cutoffs(3, 4) = [0, 1] (the last slice has no future).
+    let ts = cutoff_tables(&study()).unwrap();
+    let names_: Vec<&str> = ts.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names_, ["cutoff-1", "cutoff-2"]);
+    assert!(
+        ts[0].caption.contains("trained through 2001"),
+        "{}",
+        ts[0].caption
+    );
+    assert!(
+        ts[1].caption.contains("trained through 2002"),
+        "{}",
+        ts[1].caption
+    );
+
+    // Cutoff 2001: cnn_s/mlp_m row 0 = .75 | .5 .375; mlp_s .5 | .75 .75; linear .5 | – –.
+    let t = &ts[0];
+    assert_eq!(ints(t, "rank"), [Some(1), Some(2), Some(3), None]);
+    assert_eq!(
+        strs(t, "model"),
+        names(&["mlp_s", "cnn_s", "mlp_m", "linear"])
+    );
+    assert_close(
+        &floats(t, "ID"),
+        &[Some(50.0), Some(75.0), Some(75.0), Some(50.0)],
+    );
+    assert_close(
+        &floats(t, "future"),
+        &[Some(75.0), Some(43.75), Some(43.75), None],
+    );
+    assert_close(
+        &floats(t, "decay"),
+        &[Some(-25.0), Some(31.25), Some(31.25), None],
+    );
+
+    // Cutoff 2002: cnn_s/mlp_m 1 | .625; mlp_s .5 | .75; linear .25 | –.
+    let t = &ts[1];
+    assert_eq!(
+        strs(t, "model"),
+        names(&["mlp_s", "cnn_s", "mlp_m", "linear"])
+    );
+    assert_close(
+        &floats(t, "ID"),
+        &[Some(50.0), Some(100.0), Some(100.0), Some(25.0)],
+    );
+    assert_close(
+        &floats(t, "future"),
+        &[Some(75.0), Some(62.5), Some(62.5), None],
+    );
+    assert_close(
+        &floats(t, "decay"),
+        &[Some(-25.0), Some(37.5), Some(37.5), None],
+    );
+    assert_eq!(
+        to_typst(t).unwrap(),
+        r#"#table(
+  columns: 5,
+  align: (right, left, right, right, right),
+  table.header(strong("rank"), strong("model"), strong("ID"), strong("future"), strong("decay")),
+  "1", "mlp_s", "50.00", "75.00", "−25.00",
+  "2", "cnn_s", "100.00", "62.50", "37.50",
+  "3", "mlp_m", "100.00", "62.50", "37.50",
+  "–", "linear", "25.00", "–", "–",
+)
+"#
+    );
+}
+
+#[test]
+fn family_averages_over_the_cutoffs() {
+    let t = family_table(&study(), &family).unwrap();
+    assert_eq!(t.name, "families");
+    assert!(t.caption.contains("2001, 2002"), "{}", t.caption);
+    assert_eq!(
+        strs(&t, "family"),
+        names(&[
+            "cnn",
+            "cnn",
+            "cnn",
+            "linear-probe",
+            "linear-probe",
+            "linear-probe",
+            "mlp",
+            "mlp",
+            "mlp"
+        ])
+    );
+    assert_eq!(
+        strs(&t, "cutoff"),
+        names(&[
+            "2001", "2002", "mean", "2001", "2002", "mean", "2001", "2002", "mean"
+        ])
+    );
+    assert_eq!(ints(&t, "models"), [1, 1, 1, 1, 1, 1, 2, 2, 2].map(Some));
+    // mlp at 2001: mlp_m (75, 43.75, 31.25) and mlp_s (50, 75, −25);
+    // at 2002: mlp_m (100, 62.5, 37.5) and mlp_s (50, 75, −25); mean over all four rows.
+    assert_close(
+        &floats(&t, "ID"),
+        &[75.0, 100.0, 87.5, 50.0, 25.0, 37.5, 62.5, 75.0, 68.75].map(Some),
+    );
+    assert_close(
+        &floats(&t, "future"),
+        &[
+            Some(43.75),
+            Some(62.5),
+            Some(53.125),
+            None,
+            None,
+            None,
+            Some(59.375),
+            Some(68.75),
+            Some(64.0625),
+        ],
+    );
+    assert_close(
+        &floats(&t, "decay"),
+        &[
+            Some(31.25),
+            Some(37.5),
+            Some(34.375),
+            None,
+            None,
+            None,
+            Some(3.125),
+            Some(6.25),
+            Some(4.6875),
+        ],
+    );
+}
+
+/// Six slices, cells `0.5 + i/128 - (j - i) * slope` above and on the diagonal (exact in
+/// binary), slope 1/16 for seed 1 and 1/64 for seed 2, empty below.
+fn sloped(key: &str) -> ModelRuns {
+    let grid = |slope: f64| -> Vec<Vec<Option<f64>>> {
+        (0..6)
+            .map(|i| {
+                (0..6)
+                    .map(|j| (j >= i).then(|| 0.5 + i as f64 / 128.0 - (j - i) as f64 * slope))
+                    .collect()
+            })
+            .collect()
+    };
+    model(
+        key,
+        &["a", "b", "c", "d", "e", "f"],
+        &[grid(1.0 / 16.0), grid(1.0 / 64.0)],
+        &["cpu", "cpu"],
+        &[None, None],
+    )
+}
+
+#[test]
+fn temporal_effects_with_p_values_marks_and_seed_range() {
+    let runs = vec![sloped("tx_s")];
+    let t = temporal_effects_table(&runs).unwrap();
+    assert_eq!(t.name, "temporal-effects");
+    assert_eq!(strs(&t, "model"), names(&["tx_s"; 4]));
+    assert_eq!(strs(&t, "score"), names(&tables::SCORES));
+    // With 6 slices every vector has 10 differences.
+    assert_eq!(ints(&t, "N"), [Some(10); 4]);
+
+    // Deterioration, consecutive: every difference is -slope: seed 1 -1/16, seed 2 -1/64,
+    // the seed mean -5/128. Adaptation, consecutive: 1/128 + slope: 9/128, 3/128, 6/128.
+    let value = floats(&t, "value");
+    let (min, max) = (floats(&t, "min"), floats(&t, "max"));
+    assert_close(&value[0..1], &[Some(-500.0 / 128.0)]);
+    assert_close(&min[0..1], &[Some(-6.25)]);
+    assert_close(&max[0..1], &[Some(-100.0 / 64.0)]);
+    assert_close(&value[2..3], &[Some(600.0 / 128.0)]);
+    assert_close(&min[2..3], &[Some(300.0 / 128.0)]);
+    assert_close(&max[2..3], &[Some(900.0 / 128.0)]);
+    // Deterioration, anchor on the mean: -(j - i - 1) * 5/128 for i < j - 1.
+    let mut anchor = Vec::new();
+    for i in 0..6 {
+        for j in i + 2..6 {
+            anchor.push(-((j - i - 1) as f64) * 5.0 / 128.0);
+        }
+    }
+    let mean = anchor.iter().sum::<f64>() / anchor.len() as f64;
+    assert_close(&value[1..2], &[Some(mean * 100.0)]);
+
+    // p-values are the library's Wilcoxon test of the seed-mean differences.
+    let p = floats(&t, "p");
+    let p0 = wilcoxon(&[-5.0 / 128.0; 10]).unwrap().p_value.unwrap();
+    let p1 = wilcoxon(&anchor).unwrap().p_value.unwrap();
+    assert_close(&p[0..2], &[Some(p0), Some(p1)]);
+    assert!(p0 < 0.01, "{p0}");
+
+    let typst = to_typst(&t).unwrap();
+    let first = typst.lines().nth(4).unwrap();
+    assert_eq!(
+        first,
+        format!(
+            r#"  "tx_s", "deterioration, consecutive", "−3.91**", "{}", "10", "−6.25", "−1.56","#,
+            if p0 < 0.0005 {
+                "<0.001".to_string()
+            } else {
+                format!("{p0:.3}")
+            }
+        )
+    );
+    let third = typst.lines().nth(6).unwrap();
+    assert!(
+        third.starts_with(r#"  "tx_s", "adaptation, consecutive", "4.69**", "#),
+        "{third}"
+    );
+    assert!(third.ends_with(r#", "10", "2.34", "7.03","#), "{third}");
+}
+
+fn marked_table(p: Vec<Option<f64>>, values: Vec<Option<f64>>) -> Table {
+    Table {
+        name: "marks".into(),
+        caption: String::new(),
+        frame: DataFrame::new_infer_height(vec![
+            Column::new("value".into(), values),
+            Column::new("p".into(), p),
+        ])
+        .unwrap(),
+        formats: vec![
+            Format::Marked {
+                decimals: 2,
+                p_value: "p".into(),
+            },
+            Format::PValue,
+        ],
+    }
+}
+
+#[test]
+fn significance_marks_at_their_thresholds() {
+    let t = marked_table(
+        vec![
+            Some(0.0004),
+            Some(0.0099),
+            Some(0.01),
+            Some(0.0499),
+            Some(0.05),
+            None,
+            Some(0.001),
+        ],
+        vec![
+            Some(1.0),
+            Some(-2.0),
+            Some(3.0),
+            Some(4.0),
+            Some(5.0),
+            Some(6.0),
+            None,
+        ],
+    );
+    let rows: Vec<String> = to_typst(&t)
+        .unwrap()
+        .lines()
+        .skip(4)
+        .take(7)
+        .map(String::from)
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            r#"  "1.00**", "<0.001","#,
+            r#"  "−2.00**", "0.010","#,
+            r#"  "3.00*", "0.010","#,
+            r#"  "4.00*", "0.050","#,
+            r#"  "5.00", "0.050","#,
+            r#"  "6.00", "–","#,
+            r#"  "–", "0.001","#,
+        ]
+    );
+}
+
+#[test]
+fn typst_output_escapes_data_exactly() {
+    let t = Table {
+        name: "small".into(),
+        caption: "x".into(),
+        frame: DataFrame::new_infer_height(vec![
+            Column::new(
+                "model".into(),
+                vec![r#"a"]#exit()"#.to_string(), "b\\\n)#x[".to_string()],
+            ),
+            Column::new("n".into(), vec![Some(1234567i64), None]),
+            Column::new("v".into(), vec![Some(-0.001), Some(f64::NAN)]),
+            Column::new("c".into(), vec![Some(-7i64), Some(0)]),
+        ])
+        .unwrap(),
+        formats: vec![
+            Format::Text,
+            Format::Grouped,
+            Format::Fixed(2),
+            Format::Integer,
+        ],
+    };
+    assert_eq!(
+        to_typst(&t).unwrap(),
+        r#"#table(
+  columns: 4,
+  align: (left, right, right, right),
+  table.header(strong("model"), strong("n"), strong("v"), strong("c")),
+  "a\"]#exit()", "1,234,567", "0.00", "−7",
+  "b\\\n)#x[", "–", "–", "0",
+)
+"#
+    );
+    assert_eq!(typst_string("tab\there\u{1}"), r#""tab\there\u{1}""#);
+    assert_eq!(
+        to_csv(&t).unwrap(),
+        "model,n,v,c\n\"a\"\"]#exit()\",1234567,-0.001,-7\n\"b\\\n)#x[\",,,0\n"
+    );
+    // Formats must match the columns.
+    let mut bad = t.clone();
+    bad.formats.pop();
+    assert!(
+        to_typst(&bad)
+            .unwrap_err()
+            .to_string()
+            .contains("3 formats for 4 columns")
+    );
+    bad.formats = vec![Format::Fixed(2); 4];
+    let err = to_typst(&bad).unwrap_err().to_string();
+    assert!(err.contains("\"model\" does not fit"), "{err}");
+}
+
+#[test]
+fn malicious_model_names_stay_string_literals() {
+    let mut runs = study();
+    runs[2].model = r#"a"]#exit()"#.into();
+    let t = robustness(&runs, &family).unwrap();
+    let typst = to_typst(&t).unwrap();
+    assert!(
+        typst.contains(r#""a\"]#exit()", "a\"]#exit()", "2""#),
+        "{typst}"
+    );
+    // Outside string literals only the fixed markup remains.
+    let mut outside = String::new();
+    let mut chars = typst.chars();
+    while let Some(c) = chars.next() {
+        if c == '"' {
+            while let Some(c) = chars.next() {
+                match c {
+                    '\\' => {
+                        chars.next();
+                    }
+                    '"' => break,
+                    _ => {}
+                }
+            }
+            outside.push('S');
+        } else {
+            outside.push(c);
+        }
+    }
+    assert!(!outside.contains("exit"), "{outside}");
+}
+
+#[test]
+fn compute_from_provenance_and_timing() {
+    let t = compute_table(&study()).unwrap();
+    assert_eq!(t.name, "compute");
+    assert_eq!(
+        strs(&t, "model"),
+        names(&["cnn_s", "linear", "mlp_m", "mlp_s"])
+    );
+    assert_eq!(
+        strs(&t, "device"),
+        names(&["cuda:0", "cpu", "cuda:0", "cpu, cuda:0"])
+    );
+    assert_eq!(ints(&t, "seeds"), [Some(2); 4]);
+    assert_eq!(ints(&t, "timed"), [2, 0, 2, 1].map(Some));
+    assert_close(
+        &floats(&t, "train s"),
+        &[Some(22.5), None, Some(7200.0), Some(100.0)],
+    );
+    assert_close(
+        &floats(&t, "eval s"),
+        &[Some(0.75), None, Some(72.0), Some(2.5)],
+    );
+    // 7322.5 s = 2.03 h of training, 75.25 s = 0.02 h of evaluation.
+    assert!(
+        t.caption.contains("2.03 h training and 0.02 h evaluation"),
+        "{}",
+        t.caption
+    );
+    let typst = to_typst(&t).unwrap();
+    assert!(
+        typst.contains(r#"  "linear", "cpu", "2", "0", "–", "–","#),
+        "{typst}"
+    );
+    assert!(
+        typst.contains(r#"  "mlp_m", "cuda:0", "2", "2", "7200.0", "72.0","#),
+        "{typst}"
+    );
+    assert_eq!(
+        to_csv(&t).unwrap(),
+        "model,device,seeds,timed,train s,eval s\n\
+         cnn_s,cuda:0,2,2,22.5,0.75\n\
+         linear,cpu,2,0,,\n\
+         mlp_m,cuda:0,2,2,7200,72\n\
+         mlp_s,\"cpu, cuda:0\",2,1,100,2.5\n"
+    );
+}
+
+const LISTING: &str = "\
+mlp_s          mlp           image      Flatten -> Linear+ReLU (32) -> Linear  98402
+mlp_m          mlp           image      Flatten -> Linear+ReLU (128,128) -> Linear  410114
+
+# comment
+cnn_s          cnn           image      Conv3x3+BN+ReLU+MaxPool blocks (32,64,128), global average pool -> Linear  94018
+linear         linear-probe  embedding  Linear head on a frozen encoder's pooled embedding  1538
+tx_s           transformer   tokens     Linear (64) -> 1 post-LN encoder layer  1234
+";
+
+#[test]
+fn parses_the_models_listing() {
+    let listing = parse_models_listing(LISTING).unwrap();
+    assert_eq!(listing.len(), 5);
+    assert_eq!(
+        listing[0],
+        ModelListing {
+            key: "mlp_s".into(),
+            family: "mlp".into(),
+            input: "image".into(),
+            summary: "Flatten -> Linear+ReLU (32) -> Linear".into(),
+            parameters: 98402,
+        }
+    );
+    assert_eq!(listing[2].key, "cnn_s");
+    assert_eq!(listing[2].parameters, 94018);
+}
+
+#[test]
+fn listing_errors_name_the_line() {
+    let err = |text: &str| parse_models_listing(text).unwrap_err().to_string();
+    assert_eq!(
+        err("mlp_s mlp image a 12\n\nmlp_m mlp image\n"),
+        "models listing, line 3: expected `key family input summary… count`, got 3 \
+         field(s): \"mlp_m mlp image\""
+    );
+    assert_eq!(
+        err("mlp_s mlp image Flatten -> Linear\n"),
+        "models listing, line 1: parameter count \"Linear\" is not a non-negative integer \
+         (was it written by `drift models --params`?)"
+    );
+    assert!(err("a f image x -5\n").starts_with("models listing, line 1: parameter count \"-5\""),);
+    assert_eq!(
+        err("a f image x 5\nb f image y 6\na f image z 7\n"),
+        "models listing, line 3: model \"a\" is listed twice (first on line 1)"
+    );
+    assert_eq!(err("\n# nothing\n"), "models listing: no models");
+}
+
+#[test]
+fn roster_in_listing_order_with_grouped_counts() {
+    let listing = parse_models_listing(LISTING).unwrap();
+    let t = roster(&listing, &study()).unwrap();
+    assert_eq!(
+        strs(&t, "model"),
+        names(&["mlp_s", "mlp_m", "cnn_s", "linear"])
+    );
+    assert_eq!(
+        ints(&t, "parameters"),
+        [98402, 410114, 94018, 1538].map(Some)
+    );
+    let typst = to_typst(&t).unwrap();
+    assert!(
+        typst.contains(
+            r#"  "linear", "linear-probe", "embedding", "Linear head on a frozen encoder's pooled embedding", "1,538","#
+        ),
+        "{typst}"
+    );
+    assert!(typst.contains(r#""410,114""#), "{typst}");
+
+    let missing = parse_models_listing("cnn_s cnn image x 1\n").unwrap();
+    assert_eq!(
+        roster(&missing, &study()).unwrap_err().to_string(),
+        "table roster: model \"linear\" is not in the models listing"
+    );
+}
+
+#[test]
+fn output_is_byte_identical_across_calls_and_input_orders() {
+    let render = |runs: &[ModelRuns]| {
+        let mut out = String::new();
+        let listing = parse_models_listing(LISTING).unwrap();
+        let mut all = vec![
+            roster(&listing, runs).unwrap(),
+            robustness(runs, &family).unwrap(),
+            family_table(runs, &family).unwrap(),
+            temporal_effects_table(runs).unwrap(),
+            compute_table(runs).unwrap(),
+        ];
+        all.extend(cutoff_tables(runs).unwrap());
+        for t in &all {
+            out.push_str(&t.name);
+            out.push_str(&t.caption);
+            out.push_str(&to_typst(t).unwrap());
+            out.push_str(&to_csv(t).unwrap());
+        }
+        out
+    };
+    let runs = study();
+    let first = render(&runs);
+    assert_eq!(first, render(&runs));
+    let mut reversed = runs.clone();
+    reversed.reverse();
+    assert_eq!(first, render(&reversed));
+}
+
+#[test]
+fn a_study_must_be_consistent() {
+    let mut runs = study();
+    runs.push(sloped("tx_s"));
+    let err = robustness(&runs, &family).unwrap_err().to_string();
+    assert!(err.contains("other slices or another metric"), "{err}");
+
+    let mut runs = study();
+    let mut dup = runs[0].clone();
+    dup.preset = "other".into();
+    runs.push(dup);
+    let err = compute_table(&runs).unwrap_err().to_string();
+    assert!(err.contains("model \"mlp_s\" appears twice"), "{err}");
+
+    assert_eq!(
+        temporal_effects_table(&[]).unwrap_err().to_string(),
+        "tables: no model runs"
+    );
+}
+
+#[test]
+fn typst_compiles_every_table_with_hostile_data() {
+    let mut runs = study();
+    runs[2].model = "a\"]#exit()\\".into();
+    for (n, r) in runs.iter_mut().enumerate() {
+        r.provenance[0].device = format!("#panic(\"{n}\") ]) $ <x> @y");
+    }
+    let listing: Vec<ModelListing> = runs
+        .iter()
+        .map(|r| ModelListing {
+            key: r.model.clone(),
+            family: "f\"#x".into(),
+            input: "image".into(),
+            summary: "*bold* _em_ `raw` // comment".into(),
+            parameters: 1234,
+        })
+        .collect();
+    let mut all = vec![
+        roster(&listing, &runs).unwrap(),
+        robustness(&runs, &family).unwrap(),
+        family_table(&runs, &family).unwrap(),
+        temporal_effects_table(&runs).unwrap(),
+        compute_table(&runs).unwrap(),
+    ];
+    all.extend(cutoff_tables(&runs).unwrap());
+    let mut doc = String::new();
+    for t in &all {
+        doc.push_str(&format!(
+            "#figure({}, caption: {})\n",
+            to_typst(t).unwrap().trim_start_matches('#').trim_end(),
+            typst_string(&t.caption)
+        ));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tables.typ"), doc).unwrap();
+    let compiled = drift::report::paper::compile_pdf(dir.path(), "tables.typ", "tables").unwrap();
+    assert!(compiled.pages >= 1);
+    assert!(compiled.warnings.is_empty(), "{:?}", compiled.warnings);
+}
