@@ -388,6 +388,14 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
         let steady = analysis::rank_by_decay(&robust);
         let name = &study.spec.name;
         let figure = |file: &str| format!("/figures/{name}/{file}.svg");
+        // The text quotes values on the tables' scale (×100 for metrics in [0, 1]).
+        let scale = tables::display_scale(metric);
+        let scaled = |v: Option<f64>| v.map(|v| v * scale);
+        let unit = if scale == 100.0 {
+            format!("{} ×100", metric.name())
+        } else {
+            metric.name().to_string()
+        };
         out.push(serde_json::json!({
             "name": name,
             "title": study.spec.title,
@@ -397,13 +405,14 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
             "slices": first.k(),
             "first_slice": first.slices().first(),
             "last_slice": first.slices().last(),
-            "cohort_id": c.id,
-            "cohort_future": c.future,
-            "cohort_decay": c.decay,
+            "unit": unit,
+            "cohort_id": scaled(c.id),
+            "cohort_future": scaled(c.future),
+            "cohort_decay": scaled(c.decay),
             "best_future_model": best.first().map(|r| r.model.clone()),
-            "best_future": best.first().map(|r| r.value),
+            "best_future": scaled(best.first().map(|r| r.value)),
             "least_decay_model": steady.first().map(|r| r.model.clone()),
-            "least_decay": steady.first().map(|r| r.value),
+            "least_decay": scaled(steady.first().map(|r| r.value)),
             "raw": study.runs.iter().map(|r| figure(&format!("{}-raw", r.model))).collect::<Vec<_>>(),
             "deviation": study.runs.iter().map(|r| figure(&format!("{}-deviation", r.model))).collect::<Vec<_>>(),
             "cohort_mean": figure("cohort-mean"),
