@@ -8,7 +8,6 @@
 //! non-determinism. An output whose inputs and file are unchanged is not rendered again
 //! unless forced.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::analysis::{self, Robustness};
@@ -274,13 +273,20 @@ pub struct Built {
     pub kept: Vec<String>,
 }
 
-/// Renders every job whose output is not fresh (or all, with `force`), writing each file
-/// atomically, and returns the manifest of the result.
-pub fn run_jobs(root: &Path, jobs: &[Job], committed: &Manifest, force: bool) -> Result<Built> {
-    let mut built = Built::default();
-    let mut seen = BTreeMap::new();
+/// Renders every job whose output is not fresh (or all, with `force`), in parallel, then
+/// writes each file atomically in job order and adds it to `built`. Jobs of one call must
+/// not read each other's files (the paper's PDF is a later call than the figures).
+pub fn run_jobs(
+    root: &Path,
+    jobs: &[Job],
+    committed: &Manifest,
+    force: bool,
+    built: &mut Built,
+) -> Result<()> {
+    use rayon::prelude::*;
+    let mut todo = Vec::new();
     for job in jobs {
-        if seen.insert(job.path.clone(), ()).is_some() {
+        if built.manifest.get(&job.path).is_some() {
             return Err(Error::Invalid(format!(
                 "{}: two outputs share this path",
                 job.path
@@ -294,9 +300,13 @@ pub fn run_jobs(root: &Path, jobs: &[Job], committed: &Manifest, force: bool) ->
                 .manifest
                 .add_hashed(&job.path, entry.sha256.clone(), job.inputs.clone())?;
             built.kept.push(job.path.clone());
-            continue;
+        } else {
+            todo.push(job);
         }
-        let bytes = job.render()?;
+    }
+    let rendered: Vec<Result<Vec<u8>>> = todo.par_iter().map(|job| job.render()).collect();
+    for (job, bytes) in todo.into_iter().zip(rendered) {
+        let bytes = bytes?;
         let path = root.join(&job.path);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
@@ -305,7 +315,7 @@ pub fn run_jobs(root: &Path, jobs: &[Job], committed: &Manifest, force: bool) ->
         built.manifest.add(&job.path, &bytes, job.inputs.clone())?;
         built.rendered.push(job.path.clone());
     }
-    Ok(built)
+    Ok(())
 }
 
 /// The table jobs: per study, every table of [`tables`] as Typst (for the paper) and CSV.

@@ -66,10 +66,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let specs = study::read_specs(&root.join(build::STUDIES))?;
     let studies = study::load(root, build::RESULTS, &specs)?;
     let code = build::code_hash(root)?;
-    stage("planning outputs");
+    stage("planning figures and tables");
     let mut jobs = build::figure_jobs(root, &studies, &code)?;
     let (table_jobs, tables) = build::table_jobs(root, &studies, &code)?;
     jobs.extend(table_jobs);
+    let mut built = build::Built::default();
+    stage(&format!("rendering {} figures and tables", jobs.len()));
+    build::run_jobs(root, &jobs, &committed, args.force, &mut built)?;
     let mut all_inputs = manifest::Inputs::new();
     for study in &studies {
         all_inputs.extend(manifest::hash_files(root, &study.inputs)?);
@@ -77,9 +80,12 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     all_inputs.extend(manifest::hash_files(root, &[build::MODELS])?);
     all_inputs.insert("src".into(), code.clone());
     let context = build::paper_context(&studies, &tables)?;
-    jobs.extend(build::paper_jobs(root, context, all_inputs)?);
-    stage(&format!("rendering {} outputs", jobs.len()));
-    let built = build::run_jobs(root, &jobs, &committed, args.force)?;
+    // The source first, then the PDF compiled from it and the files written before.
+    let paper = build::paper_jobs(root, context, all_inputs)?;
+    stage("filling and compiling the paper");
+    for job in paper.chunks(1) {
+        build::run_jobs(root, job, &committed, args.force, &mut built)?;
+    }
     eprintln!(
         "build-report: {} rendered, {} unchanged",
         built.rendered.len(),
