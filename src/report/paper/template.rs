@@ -5,6 +5,7 @@ use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Serde, Value, ValueKind};
 use minijinja::{AutoEscape, Environment, ErrorKind, UndefinedBehavior};
 
+use crate::report::tables::typst_string;
 use crate::{Error, Result};
 
 /// The most decimals `fixed` writes.
@@ -63,28 +64,8 @@ fn template_error(name: &str, text: &str, err: &minijinja::Error) -> Error {
     Error::Invalid(message)
 }
 
-/// `text` as a quoted Typst string literal, with `\`, `"` and control characters
-/// escaped.
-pub(crate) fn typst_str(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// The `typst_str` filter: strings as they are, booleans as `true` / `false`, anything
-/// else as minijinja displays it (numbers, `none`), each through [`typst_str`].
+/// else as minijinja displays it (numbers, `none`), each through [`crate::report::tables::typst_string`].
 fn typst_str_filter(value: Value) -> std::result::Result<String, minijinja::Error> {
     if value.is_undefined() {
         return Err(minijinja::Error::new(
@@ -93,10 +74,10 @@ fn typst_str_filter(value: Value) -> std::result::Result<String, minijinja::Erro
         ));
     }
     Ok(match (value.as_str(), value.kind()) {
-        (Some(s), _) => typst_str(s),
+        (Some(s), _) => typst_string(s),
         // Typst's spelling, not Python's `True`.
-        (None, ValueKind::Bool) => typst_str(if value.is_true() { "true" } else { "false" }),
-        (None, _) => typst_str(&value.to_string()),
+        (None, ValueKind::Bool) => typst_string(if value.is_true() { "true" } else { "false" }),
+        (None, _) => typst_string(&value.to_string()),
     })
 }
 
@@ -139,8 +120,8 @@ mod tests {
 
     #[test]
     fn typst_str_escapes() {
-        assert_eq!(typst_str(r#"a"b\c"#), r#""a\"b\\c""#);
-        assert_eq!(typst_str("x\ny\u{7}"), r#""x\ny\u{7}""#);
+        assert_eq!(typst_string(r#"a"b\c"#), r#""a\"b\\c""#);
+        assert_eq!(typst_string("x\ny\u{7}"), r#""x\ny\u{7}""#);
     }
 
     #[test]
