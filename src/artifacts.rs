@@ -519,7 +519,17 @@ fn damage(name: &str, bytes: &[u8], actual: &str, recorded: &str) -> String {
 /// Every run folder (a folder with `SHA256SUMS`) under `root`, sorted.
 pub fn find_runs(root: &Path) -> Result<Vec<PathBuf>> {
     let mut dirs = Vec::new();
-    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+    // A run's subfolders (checkpoints/, saliency/ with its own SHA256SUMS) are not runs.
+    let inside_run = |e: &walkdir::DirEntry| {
+        e.depth() > 0
+            && e.file_type().is_dir()
+            && e.path().parent().is_some_and(|p| p.join(SUMS).is_file())
+    };
+    for entry in walkdir::WalkDir::new(root)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| !inside_run(e))
+    {
         let entry = entry.map_err(|e| {
             let path = e.path().unwrap_or(root).to_path_buf();
             Error::io(path, e.into())

@@ -10,6 +10,7 @@ use std::process::{Command, Output};
 use drift::artifacts::{
     CodeVersion, DataSource, PresetRef, Provenance, RunArtifact, WallTimes, write_run,
 };
+use drift::saliency::SaliencyMap;
 
 /// Two models, two seeds, four slices of one study.
 fn study(root: &Path) {
@@ -74,7 +75,30 @@ fn study(root: &Path) {
                     eval: 0.5,
                 }),
             };
-            write_run(&root.join("results"), &run).unwrap();
+            let dir = write_run(&root.join("results"), &run).unwrap();
+            // Saliency maps of one model, as `drift saliency` writes them.
+            if model == "cnn_s" {
+                for cutoff in ["2001", "2003"] {
+                    let map = SaliencyMap {
+                        schema: drift::saliency::SCHEMA,
+                        preset: "tiny".into(),
+                        model: model.into(),
+                        seed,
+                        cutoff: cutoff.into(),
+                        slice: "2004".into(),
+                        rows: vec![0, 1],
+                        checkpoint_sha256: "3".repeat(64),
+                        values: (0..4)
+                            .map(|y| {
+                                (0..4)
+                                    .map(|x| ((x + y + seed as usize) % 5) as f64 / 4.0)
+                                    .collect()
+                            })
+                            .collect(),
+                    };
+                    drift::saliency::save(&dir, &map).unwrap();
+                }
+            }
         }
     }
 }
@@ -120,6 +144,8 @@ fn a_build_verifies_and_a_second_run_changes_no_byte() {
     for file in [
         "figures/tiny/cnn_s-raw.svg",
         "figures/cohort-means.svg",
+        "figures/tiny/temporal-effects.svg",
+        "figures/tiny/saliency.svg",
         "report/build/tables/tiny-robustness.typ",
         "report/build/tables/tiny-roster.csv",
         "report/build/paper.typ",
@@ -187,6 +213,25 @@ fn a_flipped_byte_in_an_input_artifact_is_named() {
             "{}: modified after it was written",
             input.display()
         )),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_flipped_byte_in_a_saliency_map_is_named() {
+    let dir = built();
+    let root = dir.path();
+    let map = root.join("results/tiny/cnn_s/seed-0/saliency/2003-on-2004.json");
+    let mut bytes = fs::read(&map).unwrap();
+    let at = bytes.len() - 10;
+    bytes[at] ^= 1;
+    fs::write(&map, bytes).unwrap();
+    let o = build(root, &[]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!("{}: its sha256 ", map.display()))
+            && err.contains("recorded in SHA256SUMS"),
         "{err}"
     );
 }

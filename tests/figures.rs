@@ -1,14 +1,15 @@
 //! The paper's figures: each renders, is well-formed SVG with the expected elements, and
 //! renders to the same bytes twice.
 
-use drift::analysis::{ForgettingPoint, Ranked};
+use drift::analysis::{ForgettingPoint, Ranked, TemporalScore};
 use drift::matrix::Grid;
 use drift::metrics::Direction;
 use drift::report::figures::colors::{self, EMPTY, Rgb};
 use drift::report::figures::heatmap::COLORBAR_STEPS;
 use drift::report::figures::{
-    Curve, CurveOptions, HeatmapOptions, Panel, RankingOptions, Scale, family_curves,
-    forgetting_curves, heatmap, panels, percentile, ranking, thinned,
+    Curve, CurveOptions, EffectsRow, HeatmapOptions, Panel, RankingOptions, SaliencyGrid, Scale,
+    family_curves, forgetting_curves, heatmap, panels, percentile, ranking, saliency_grid,
+    temporal_effects, thinned,
 };
 
 fn labels(k: usize) -> Vec<String> {
@@ -381,4 +382,110 @@ fn wrong_label_count_is_an_error() {
         e.to_string().contains("2 slice labels for a 3x3 matrix"),
         "{e}"
     );
+}
+
+fn score(v: f64, p: f64) -> TemporalScore {
+    TemporalScore {
+        score: Some(v),
+        p_value: Some(p),
+        n: 10,
+        min: Some(v - 0.01),
+        max: Some(v + 0.02),
+    }
+}
+
+#[test]
+fn temporal_effects_fill_the_significant_dots() {
+    let titles = ["det. cons.", "det. anchor", "adapt. cons.", "adapt. anchor"];
+    let none = TemporalScore {
+        score: None,
+        p_value: None,
+        n: 0,
+        min: None,
+        max: None,
+    };
+    let rows = vec![
+        EffectsRow {
+            model: "cnn_s".into(),
+            scores: vec![
+                score(-0.02, 0.01),
+                score(-0.05, 0.002),
+                score(0.01, 0.3),
+                score(0.03, 0.04),
+            ],
+        },
+        EffectsRow {
+            model: "mlp_s".into(),
+            scores: vec![score(-0.01, 0.2), none, score(0.0, 1.0), score(0.02, 0.01)],
+        },
+    ];
+    let svg = temporal_effects(&titles, &rows, 100.0, "mean difference, accuracy ×100").unwrap();
+    dump("temporal-effects", &svg);
+    assert_balanced(&svg);
+    // Two circles (fill, outline) per present score; 4 of the 7 are significant.
+    assert_eq!(count(&svg, "<circle"), 2 * 7);
+    let blue = colors::TAB10[0].hex();
+    let filled = svg
+        .lines()
+        .filter(|l| l.starts_with("<circle") && l.contains(&format!("fill=\"{blue}\"")))
+        .count();
+    assert_eq!(filled, 4, "{svg}");
+    // On the ×100 scale the values span -6 to 5: ticks at -5, 0, 5 in each of 4 panels.
+    assert_eq!(count(&svg, ">\n-5\n</text>"), 4, "{svg}");
+    assert_eq!(count(&svg, ">\n5\n</text>"), 4, "{svg}");
+    assert_eq!(
+        temporal_effects(&titles, &rows, 100.0, "x").unwrap(),
+        svg.replace("mean difference, accuracy ×100", "x")
+    );
+    let short = vec![EffectsRow {
+        model: "x".into(),
+        scores: vec![score(0.1, 0.5)],
+    }];
+    let e = temporal_effects(&titles, &short, 1.0, "x").unwrap_err();
+    assert!(e.to_string().contains("one score per panel"), "{e}");
+}
+
+#[test]
+fn saliency_grid_draws_one_rect_per_map_pixel() {
+    let map: Vec<Vec<f64>> = (0..4)
+        .map(|y| (0..4).map(|x| (x * y) as f64 / 9.0).collect())
+        .collect();
+    let grid = SaliencyGrid {
+        rows: vec!["cnn_s".into(), "mlp_s".into()],
+        columns: vec![
+            "through 1940s, on 2010s".into(),
+            "through 1990s, on 2010s".into(),
+        ],
+        maps: vec![
+            vec![Some(&map[..]), Some(&map[..])],
+            vec![Some(&map[..]), None],
+        ],
+        value_label: "saliency".into(),
+    };
+    let svg = saliency_grid(&grid).unwrap();
+    dump("saliency", &svg);
+    assert_balanced(&svg);
+    // background, 3 maps of 16 pixels, 1 grey missing map, 4 frames, the colour bar.
+    assert_eq!(
+        count(&svg, "<rect"),
+        1 + 3 * 16 + 1 + 4 + COLORBAR_STEPS + 1
+    );
+    assert!(svg.contains(&format!("fill=\"{}\"", EMPTY.hex())));
+    assert!(svg.contains(&format!("fill=\"{}\"", colors::sequential(1.0).hex())));
+    assert_eq!(saliency_grid(&grid).unwrap(), svg);
+
+    let bad: Vec<Vec<f64>> = vec![vec![1.5; 4]; 4];
+    let e = saliency_grid(&SaliencyGrid {
+        maps: vec![vec![Some(&bad[..]), None], vec![None, None]],
+        ..grid.clone()
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("outside [0, 1]"), "{e}");
+    let small: Vec<Vec<f64>> = vec![vec![0.5; 2]; 2];
+    let e = saliency_grid(&SaliencyGrid {
+        maps: vec![vec![Some(&map[..]), Some(&small[..])], vec![None, None]],
+        ..grid.clone()
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("different sizes"), "{e}");
 }

@@ -3,7 +3,7 @@
 //! models-listing parser's errors, and byte-identical output across calls and input orders.
 
 use drift::analysis::wilcoxon;
-use drift::artifacts::{CodeVersion, DataSource, ModelRuns, PresetRef, Provenance, WallTimes};
+use drift::artifacts::{ModelRuns, Provenance, WallTimes};
 use drift::report::tables::{
     self, Format, ModelListing, Table, compute_table, cutoff_tables, family_table,
     parse_models_listing, registry_family, robustness, roster, temporal_effects_table, to_csv,
@@ -12,32 +12,14 @@ use drift::report::tables::{
 use drift::{DriftMatrix, Grid, Metric};
 use polars::prelude::{Column, DataFrame};
 
+mod common;
+
 const E: Option<f64> = None;
 
 fn provenance(model: &str, seed: u64, device: &str) -> Provenance {
     Provenance {
-        schema: 1,
-        preset: PresetRef {
-            name: "tiny".into(),
-            path: "presets/tiny.toml".into(),
-            sha256: "0123456789abcdef".repeat(4),
-        },
-        model: model.into(),
-        seed,
-        metric: Metric::Accuracy,
-        code: CodeVersion {
-            crate_version: "0.1.0".into(),
-            git_commit: Some("89abcdef01".repeat(4)),
-            git_dirty: Some(false),
-            cargo_lock_sha256: "f".repeat(64),
-        },
-        data: DataSource {
-            name: "synthetic-portraits".into(),
-            version: "1.0.0".into(),
-            sha256: "a1".repeat(32),
-        },
         device: device.into(),
-        threads: 1,
+        ..common::provenance(model, seed)
     }
 }
 

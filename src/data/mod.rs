@@ -177,6 +177,16 @@ impl Targets {
 }
 
 impl Inputs {
+    /// Square RGB images `side` pixels high and wide, channel-major within a row.
+    pub fn rgb(side: usize, pixels: Vec<f32>) -> Inputs {
+        Inputs::Images {
+            channels: 3,
+            height: side,
+            width: side,
+            pixels,
+        }
+    }
+
     fn rows(&self) -> usize {
         let (len, width) = match self {
             Inputs::Images {
@@ -215,6 +225,26 @@ pub struct Dataset {
 }
 
 impl Dataset {
+    /// A single-label classification data set with one class per name in `class_names`.
+    pub fn classified(
+        source: DataSource,
+        timestamps: Vec<Timestamp>,
+        inputs: Inputs,
+        labels: Vec<u32>,
+        class_names: Vec<String>,
+    ) -> Dataset {
+        Dataset {
+            source,
+            timestamps,
+            inputs,
+            targets: Targets::Classes {
+                classes: class_names.len(),
+                labels,
+            },
+            class_names,
+        }
+    }
+
     /// Number of rows.
     pub fn rows(&self) -> usize {
         self.timestamps.len()

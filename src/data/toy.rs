@@ -95,18 +95,13 @@ pub fn images() -> Dataset {
             &le_bytes(&labels, u32::to_le_bytes),
         ],
     );
-    Dataset {
+    Dataset::classified(
         source,
         timestamps,
-        inputs: Inputs::Images {
-            channels: 3,
-            height: SIDE,
-            width: SIDE,
-            pixels,
-        },
-        targets: Targets::Classes { classes: 2, labels },
-        class_names: vec!["cue-on-blue".into(), "cue-on-red".into()],
-    }
+        Inputs::rgb(SIDE, pixels),
+        labels,
+        vec!["cue-on-blue".into(), "cue-on-red".into()],
+    )
 }
 
 /// The `toy-tokens` data set.

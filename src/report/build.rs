@@ -14,7 +14,8 @@ use crate::analysis::{self, Robustness};
 use crate::artifacts::write_atomic;
 use crate::matrix::Grid;
 use crate::report::figures::{
-    self, Curve, CurveOptions, HeatmapOptions, Panel, RankingOptions, Scale,
+    self, Curve, CurveOptions, EffectsRow, HeatmapOptions, Panel, RankingOptions, SaliencyGrid,
+    Scale,
 };
 use crate::report::manifest::{self, Inputs, Manifest};
 use crate::report::study::Study;
@@ -232,10 +233,69 @@ pub fn figure_jobs(root: &Path, studies: &[Study], code: &str) -> Result<Vec<Job
                 move || svg(figures::ranking(&entries, &opts)),
             ));
         }
+
+        let rows: Vec<EffectsRow> = study
+            .runs
+            .iter()
+            .map(|r| {
+                let e = analysis::temporal_effects(&r.matrix);
+                EffectsRow {
+                    model: r.model.clone(),
+                    scores: vec![
+                        e.deterioration_consecutive,
+                        e.deterioration_anchor,
+                        e.adaptation_consecutive,
+                        e.adaptation_anchor,
+                    ],
+                }
+            })
+            .collect();
+        let factor = tables::display_scale(metric);
+        let effects_label = format!("mean difference, {}", tables::unit(metric));
+        jobs.push(Job::new(
+            format!("figures/{name}/temporal-effects.svg"),
+            inputs.clone(),
+            move || {
+                svg(figures::temporal_effects(
+                    &tables::SCORES,
+                    &rows,
+                    factor,
+                    &effects_label,
+                ))
+            },
+        ));
+
+        if let Some(maps) = saliency_means(study, &labels)? {
+            jobs.push(Job::new(
+                format!("figures/{name}/saliency.svg"),
+                inputs.clone(),
+                move || {
+                    let grid = SaliencyGrid {
+                        rows: maps.rows.clone(),
+                        columns: maps.columns.clone(),
+                        maps: maps
+                            .maps
+                            .iter()
+                            .map(|r| r.iter().map(|m| m.as_deref()).collect())
+                            .collect(),
+                        value_label: "normalised |∂ logit / ∂ pixel|".into(),
+                    };
+                    svg(figures::saliency_grid(&grid))
+                },
+            ));
+        }
     }
     // One panel per study, for the studies whose metric shares the first one's direction.
-    if let Some((_, _, _, direction, value_label)) = cohorts.first().cloned() {
+    if let Some((_, _, _, direction, _)) = cohorts.first().cloned() {
         let shared: Vec<_> = cohorts.into_iter().filter(|c| c.3 == direction).collect();
+        // One colour bar for every panel: it names each metric it stands for.
+        let mut metrics: Vec<&str> = Vec::new();
+        for c in &shared {
+            if !metrics.contains(&c.4.as_str()) {
+                metrics.push(&c.4);
+            }
+        }
+        let value_label = metrics.join(" / ");
         let scale = Scale::shared_sequential(&shared.iter().map(|c| &c.2).collect::<Vec<_>>())
             .unwrap_or(Scale::Sequential { lo: 0.0, hi: 1.0 });
         let opts = HeatmapOptions {
@@ -260,6 +320,100 @@ pub fn figure_jobs(root: &Path, studies: &[Study], code: &str) -> Result<Vec<Job
         ));
     }
     Ok(jobs)
+}
+
+/// A study's saliency maps averaged over the seeds that have them, one per (model,
+/// cutoff, slice): rows are models in run order, columns (cutoff, slice) pairs in slice
+/// order.
+pub struct SaliencyMeans {
+    /// Models with at least one map.
+    pub rows: Vec<String>,
+    /// "through <cutoff>, on <slice>".
+    pub columns: Vec<String>,
+    /// `maps[row][column]`, the mean map or none.
+    pub maps: Vec<Vec<Option<Vec<Vec<f64>>>>>,
+    /// The number of seeds averaged, over all maps (smallest and largest).
+    pub seeds: (usize, usize),
+    /// The number of images behind each seed's map (smallest and largest).
+    pub images: (usize, usize),
+}
+
+/// The seed-mean saliency maps of `study` (slices named by `labels`), or none without maps.
+pub fn saliency_means(study: &Study, labels: &[String]) -> Result<Option<SaliencyMeans>> {
+    use std::collections::BTreeMap;
+    if study.saliency.is_empty() {
+        return Ok(None);
+    }
+    let position = |l: &str| labels.iter().position(|x| x == l).unwrap_or(usize::MAX);
+    let mut rows: Vec<String> = Vec::new();
+    let mut pairs: Vec<(usize, usize, String, String)> = Vec::new();
+    let mut groups: BTreeMap<(&str, &str, &str), Vec<&crate::saliency::SaliencyMap>> =
+        BTreeMap::new();
+    for m in &study.saliency {
+        if !rows.contains(&m.model) {
+            rows.push(m.model.clone());
+        }
+        let pair = (
+            position(&m.cutoff),
+            position(&m.slice),
+            m.cutoff.clone(),
+            m.slice.clone(),
+        );
+        if !pairs.contains(&pair) {
+            pairs.push(pair);
+        }
+        groups
+            .entry((&m.model, &m.cutoff, &m.slice))
+            .or_default()
+            .push(m);
+    }
+    pairs.sort();
+    let mut seeds = (usize::MAX, 0);
+    let mut images = (usize::MAX, 0);
+    let mut maps = Vec::new();
+    for model in &rows {
+        let mut row = Vec::new();
+        for (_, _, cutoff, slice) in &pairs {
+            let Some(group) = groups.get(&(model.as_str(), cutoff.as_str(), slice.as_str())) else {
+                row.push(None);
+                continue;
+            };
+            seeds = (seeds.0.min(group.len()), seeds.1.max(group.len()));
+            let mut sum = group[0].values.clone();
+            sum.iter_mut().flatten().for_each(|v| *v = 0.0);
+            for m in group {
+                images = (images.0.min(m.rows.len()), images.1.max(m.rows.len()));
+                let same = m.values.len() == sum.len()
+                    && m.values.iter().zip(&sum).all(|(a, b)| a.len() == b.len());
+                if !same {
+                    return Err(Error::Invalid(format!(
+                        "study {}: saliency maps of {model} through {cutoff} on {slice} \
+                         differ in size between seeds",
+                        study.spec.name
+                    )));
+                }
+                for (acc, v) in sum.iter_mut().flatten().zip(m.values.iter().flatten()) {
+                    *acc += v;
+                }
+            }
+            let n = group.len() as f64;
+            sum.iter_mut()
+                .flatten()
+                .for_each(|v| *v = (*v / n).clamp(0.0, 1.0));
+            row.push(Some(sum));
+        }
+        maps.push(row);
+    }
+    Ok(Some(SaliencyMeans {
+        rows,
+        columns: pairs
+            .iter()
+            .map(|(_, _, c, s)| format!("through {c}, on {s}"))
+            .collect(),
+        maps,
+        seeds,
+        images,
+    }))
 }
 
 /// What a build did.
@@ -401,11 +555,18 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
         // The text quotes values on the tables' scale (×100 for metrics in [0, 1]).
         let scale = tables::display_scale(metric);
         let scaled = |v: Option<f64>| v.map(|v| v * scale);
-        let unit = if scale == 100.0 {
-            format!("{} ×100", metric.name())
-        } else {
-            metric.name().to_string()
-        };
+        let unit = tables::unit(metric);
+        let saliency = saliency_means(study, first.slices())?.map(|m| {
+            serde_json::json!({
+                "path": figure("saliency"),
+                "models": m.rows,
+                "columns": m.columns,
+                "seeds_min": m.seeds.0,
+                "seeds_max": m.seeds.1,
+                "images_min": m.images.0,
+                "images_max": m.images.1,
+            })
+        });
         out.push(serde_json::json!({
             "name": name,
             "title": study.spec.title,
@@ -430,6 +591,8 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
             "forgetting_families": figure("forgetting-families"),
             "ranking_future": figure("ranking-future"),
             "ranking_decay": figure("ranking-decay"),
+            "temporal_effects": figure("temporal-effects"),
+            "saliency": saliency,
             "tables": tables.get(name.as_str()).cloned().unwrap_or_default(),
         }));
     }

@@ -5,6 +5,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::artifacts::{self, ModelRuns};
+use crate::saliency::{self, SaliencyMap};
 use crate::{Error, Result};
 
 /// `report/studies.toml`.
@@ -33,7 +34,10 @@ pub struct Study {
     pub spec: StudySpec,
     /// The runs, ordered by preset (as configured) then model key.
     pub runs: Vec<ModelRuns>,
-    /// Every artifact file the runs were read from, relative to the root, sorted.
+    /// The saliency maps found beside the runs (`<run>/saliency/*.json`, each checked
+    /// against its folder's `SHA256SUMS`), in run order then file name order.
+    pub saliency: Vec<SaliencyMap>,
+    /// Every artifact file the runs and maps were read from, relative to the root, sorted.
     pub inputs: Vec<String>,
 }
 
@@ -92,6 +96,7 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Study
                 runs.extend(found);
             }
             let mut inputs = Vec::new();
+            let mut maps = Vec::new();
             for r in &runs {
                 for p in &r.provenance {
                     let dir = format!("{results}/{}/{}/seed-{}", r.preset, r.model, p.seed);
@@ -101,14 +106,41 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Study
                     if root.join(&dir).join("timing.json").is_file() {
                         inputs.push(format!("{dir}/timing.json"));
                     }
+                    for file in saliency_files(root, &format!("{dir}/saliency"))? {
+                        if file.ends_with(".json") {
+                            maps.push(saliency::load(&root.join(&file))?);
+                        }
+                        inputs.push(file);
+                    }
                 }
             }
             inputs.sort();
             Ok(Study {
                 spec: spec.clone(),
                 runs,
+                saliency: maps,
                 inputs,
             })
         })
         .collect()
+}
+
+/// The files of a run's saliency folder (relative to the root, sorted), none when absent.
+fn saliency_files(root: &Path, dir: &str) -> Result<Vec<String>> {
+    let path = root.join(dir);
+    let entries = match std::fs::read_dir(&path) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(&path, e)),
+    };
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(&path, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.path().is_file() {
+            files.push(format!("{dir}/{name}"));
+        }
+    }
+    files.sort();
+    Ok(files)
 }

@@ -182,7 +182,7 @@ pub fn value_decimals(metric: Metric) -> usize {
 }
 
 /// The metric as the captions name it, e.g. `accuracy ×100` or `mse`.
-fn unit(metric: Metric) -> String {
+pub fn unit(metric: Metric) -> String {
     if display_scale(metric) == 100.0 {
         format!("{} ×100", metric.name())
     } else {
@@ -244,6 +244,24 @@ fn floats(name: &str, values: Vec<Option<f64>>) -> Column {
 
 fn ints(name: &str, values: Vec<Option<i64>>) -> Column {
     Column::new(name.into(), values)
+}
+
+/// The `ID`, `future` and `decay` columns of `scores`, times `scale`.
+fn score_columns(scores: &[(&str, Robustness)], scale: f64) -> [Column; 3] {
+    let column = |name: &str, value: fn(&Robustness) -> Option<f64>| {
+        floats(
+            name,
+            scores
+                .iter()
+                .map(|(_, s)| scaled(value(s), scale))
+                .collect(),
+        )
+    };
+    [
+        column("ID", |s| s.id),
+        column("future", |s| s.future),
+        column("decay", |s| s.decay),
+    ]
 }
 
 fn frame(name: &str, columns: Vec<Column>) -> Result<DataFrame> {
@@ -340,40 +358,24 @@ pub fn robustness(runs: &[ModelRuns], family: &dyn Fn(&str) -> String) -> Result
         })
         .collect();
     let rank = ranks(&scores, study.direction);
-    let df = frame(
-        name,
-        vec![
-            ints(
-                "rank",
-                scores.iter().map(|(m, _)| rank.get(*m).copied()).collect(),
-            ),
-            text("model", scores.iter().map(|(m, _)| m.to_string()).collect()),
-            text("family", scores.iter().map(|(m, _)| family(m)).collect()),
-            ints(
-                "seeds",
-                study
-                    .runs
-                    .iter()
-                    .map(|r| Some(r.matrix.seeds().len() as i64))
-                    .collect(),
-            ),
-            floats(
-                "ID",
-                scores.iter().map(|(_, s)| scaled(s.id, scale)).collect(),
-            ),
-            floats(
-                "future",
-                scores
-                    .iter()
-                    .map(|(_, s)| scaled(s.future, scale))
-                    .collect(),
-            ),
-            floats(
-                "decay",
-                scores.iter().map(|(_, s)| scaled(s.decay, scale)).collect(),
-            ),
-        ],
-    )?;
+    let mut columns = vec![
+        ints(
+            "rank",
+            scores.iter().map(|(m, _)| rank.get(*m).copied()).collect(),
+        ),
+        text("model", scores.iter().map(|(m, _)| m.to_string()).collect()),
+        text("family", scores.iter().map(|(m, _)| family(m)).collect()),
+        ints(
+            "seeds",
+            study
+                .runs
+                .iter()
+                .map(|r| Some(r.matrix.seeds().len() as i64))
+                .collect(),
+        ),
+    ];
+    columns.extend(score_columns(&scores, scale));
+    let df = frame(name, columns)?;
     let d = value_decimals(study.metric);
     Ok(Table {
         name: name.into(),
@@ -419,31 +421,15 @@ pub fn cutoff_tables(runs: &[ModelRuns]) -> Result<Vec<Table>> {
             .map(|(r, rows)| (r.model.as_str(), rows[c].scores))
             .collect();
         let rank = ranks(&scores, study.direction);
-        let df = frame(
-            &name,
-            vec![
-                ints(
-                    "rank",
-                    scores.iter().map(|(m, _)| rank.get(*m).copied()).collect(),
-                ),
-                text("model", scores.iter().map(|(m, _)| m.to_string()).collect()),
-                floats(
-                    "ID",
-                    scores.iter().map(|(_, s)| scaled(s.id, scale)).collect(),
-                ),
-                floats(
-                    "future",
-                    scores
-                        .iter()
-                        .map(|(_, s)| scaled(s.future, scale))
-                        .collect(),
-                ),
-                floats(
-                    "decay",
-                    scores.iter().map(|(_, s)| scaled(s.decay, scale)).collect(),
-                ),
-            ],
-        )?;
+        let mut columns = vec![
+            ints(
+                "rank",
+                scores.iter().map(|(m, _)| rank.get(*m).copied()).collect(),
+            ),
+            text("model", scores.iter().map(|(m, _)| m.to_string()).collect()),
+        ];
+        columns.extend(score_columns(&scores, scale));
+        let df = frame(&name, columns)?;
         out.push(Table {
             caption: format!(
                 "Models trained through {} ({}, mean over seeds): ID, future and decay, \

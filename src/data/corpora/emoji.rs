@@ -32,7 +32,7 @@ use flate2::read::GzDecoder;
 
 use super::{Corpus, EMOJI, class_ids, malformed};
 use crate::Result;
-use crate::data::{Dataset, Inputs, Options, Targets};
+use crate::data::{Dataset, Inputs, Options};
 use crate::slices::Timestamp;
 
 const JSON: &str = "package/emoji.json";
@@ -132,21 +132,13 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Dataset> {
         return Err(bad(format!("{JSON}: no emoji with a Google image")));
     }
     let (class_names, labels) = class_ids(&categories, str::to_string);
-    Ok(Dataset {
-        source: corpus().source(),
+    Ok(Dataset::classified(
+        corpus().source(),
         timestamps,
-        inputs: Inputs::Images {
-            channels: 3,
-            height: SIDE,
-            width: SIDE,
-            pixels,
-        },
-        targets: Targets::Classes {
-            classes: class_names.len(),
-            labels,
-        },
+        Inputs::rgb(SIDE, pixels),
+        labels,
         class_names,
-    })
+    ))
 }
 
 /// Decodes a 64x64 PNG to RGB over white, `[r, g, b]` per pixel in `[0, 1]`, row-major.

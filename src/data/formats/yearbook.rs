@@ -42,7 +42,7 @@ use std::path::Path;
 use serde_pickle::{HashableValue, Value};
 
 use crate::artifacts::DataSource;
-use crate::data::{Dataset, Inputs, Options, Targets};
+use crate::data::{Dataset, Inputs, Options};
 use crate::slices::Timestamp;
 use crate::{Error, Result, sha256_hex};
 
@@ -180,22 +180,19 @@ pub fn load_folder(root: &Path, opts: &Options) -> Result<Dataset> {
         timestamps.push(Timestamp::from_year(year)?);
         labels.push(*label);
     }
-    Ok(Dataset {
-        source: DataSource {
-            name: NAME.into(),
-            version: "folder".into(),
-            sha256: sha256_hex(listing.as_bytes()),
-        },
+    let source = DataSource {
+        name: NAME.into(),
+        version: "folder".into(),
+        sha256: sha256_hex(listing.as_bytes()),
+    };
+    let inputs = Inputs::rgb(SIDE, pixels);
+    Ok(Dataset::classified(
+        source,
         timestamps,
-        inputs: Inputs::Images {
-            channels: 3,
-            height: SIDE,
-            width: SIDE,
-            pixels,
-        },
-        targets: Targets::Classes { classes: 2, labels },
+        inputs,
+        labels,
         class_names,
-    })
+    ))
 }
 
 /// A numpy array as `serde-pickle` leaves it: shape, element size, byte order, bytes.
@@ -397,20 +394,17 @@ pub fn load_pickle(path: &Path, opts: &Options) -> Result<Dataset> {
             timestamps.extend(std::iter::repeat_n(t, n));
         }
     }
-    Ok(Dataset {
-        source: DataSource {
-            name: NAME.into(),
-            version: "wild-time-pkl".into(),
-            sha256: sha256_hex(&bytes),
-        },
+    let source = DataSource {
+        name: NAME.into(),
+        version: "wild-time-pkl".into(),
+        sha256: sha256_hex(&bytes),
+    };
+    let inputs = Inputs::rgb(SIDE, pixels);
+    Ok(Dataset::classified(
+        source,
         timestamps,
-        inputs: Inputs::Images {
-            channels: 3,
-            height: SIDE,
-            width: SIDE,
-            pixels,
-        },
-        targets: Targets::Classes { classes: 2, labels },
+        inputs,
+        labels,
         class_names,
-    })
+    ))
 }

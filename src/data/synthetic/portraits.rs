@@ -57,7 +57,7 @@ use serde::Serialize;
 
 use super::{Timeline, source, unit};
 use crate::Result;
-use crate::data::{Dataset, Inputs, Options, Targets};
+use crate::data::{Dataset, Inputs, Options};
 use crate::slices::stream;
 
 /// Name of the source.
@@ -126,18 +126,13 @@ impl PortraitParams {
                 labels.push(u32::from(label));
             }
         }
-        Ok(Dataset {
-            source: source(PORTRAITS, VERSION, self),
+        Ok(Dataset::classified(
+            source(PORTRAITS, VERSION, self),
             timestamps,
-            inputs: Inputs::Images {
-                channels: 3,
-                height: SIDE,
-                width: SIDE,
-                pixels,
-            },
-            targets: Targets::Classes { classes: 2, labels },
-            class_names: vec!["narrow-cue-0".into(), "wide-cue-1".into()],
-        })
+            Inputs::rgb(SIDE, pixels),
+            labels,
+            vec!["narrow-cue-0".into(), "wide-cue-1".into()],
+        ))
     }
 }
 

@@ -3,8 +3,9 @@
 //!
 //! Row `i` (trained through slice `i`) runs bottom to top, so row 0 is at the bottom and the
 //! origin lower-left; column `j` (evaluated on slice `j`) runs left to right. Cells tile the
-//! square exactly (edges at `round(n * side / K)`), one `<rect>` each, empty cells in light
-//! grey ([`super::colors::EMPTY`]). A dashed line marks the diagonal. Labels are thinned by
+//! square (edges at `round(n * side / K)`), one `<rect>` each reaching one pixel under the
+//! cells drawn after it so that no seam shows; empty cells are light grey
+//! ([`super::colors::EMPTY`]). A dashed line marks the diagonal. Labels are thinned by
 //! [`super::thinned`]; the column labels turn upright when they would overlap.
 //!
 //! `<rect>` elements of a heatmap: 1 background, `K*K` cells, 1 matrix frame,
@@ -163,10 +164,17 @@ pub(crate) fn draw_matrix(
     let (x0, y0) = at;
     let k = grid.k();
     let bottom = y0 + side;
+    // Each cell reaches one pixel into the neighbours drawn after it (above, right), which
+    // cover that pixel: abutting edges would show anti-aliasing seams in every renderer.
     for i in 0..k {
-        let (y_lo, y_hi) = (bottom - edge(i + 1, k, side), bottom - edge(i, k, side));
+        let up = i32::from(i + 1 < k);
+        let (y_lo, y_hi) = (
+            bottom - edge(i + 1, k, side) - up,
+            bottom - edge(i, k, side),
+        );
         for j in 0..k {
-            let (x_lo, x_hi) = (x0 + edge(j, k, side), x0 + edge(j + 1, k, side));
+            let right = i32::from(j + 1 < k);
+            let (x_lo, x_hi) = (x0 + edge(j, k, side), x0 + edge(j + 1, k, side) + right);
             let fill = match grid.get(i, j) {
                 Some(v) => rgb(scale.color(v, direction)),
                 None => rgb(EMPTY),
@@ -243,8 +251,9 @@ pub(crate) fn draw_colorbar(
     let bottom = y + height;
     for n in 0..COLORBAR_STEPS {
         let v = lo + (hi - lo) * (n as f64 + 0.5) / COLORBAR_STEPS as f64;
+        // One pixel into the next band up, as the matrix cells do.
         let (y_lo, y_hi) = (
-            bottom - edge(n + 1, COLORBAR_STEPS, height),
+            bottom - edge(n + 1, COLORBAR_STEPS, height) - i32::from(n + 1 < COLORBAR_STEPS),
             bottom - edge(n, COLORBAR_STEPS, height),
         );
         let fill = rgb(scale.color(v, direction));

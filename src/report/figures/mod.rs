@@ -12,6 +12,8 @@
 //! | several heatmaps with one shared colour bar (cohort means of the studies) | [`panels`] |
 //! | forgetting curves per model or per family | [`forgetting_curves`], [`family_curves`] |
 //! | ranking by future score or decay | [`ranking`] |
+//! | deterioration / adaptation scores of Agarwal & Nenkova | [`temporal_effects`] |
+//! | saliency maps per model and (cutoff, slice) | [`saliency_grid`] |
 //!
 //! Colour scales are in [`scale`], colour maps in [`colors`]. Slice labels are thinned by
 //! [`thinned`]: with `K` slices, every `step = ceil(K / 12)`-th label is shown starting
@@ -22,16 +24,20 @@
 
 pub mod colors;
 pub mod curves;
+pub mod effects;
 pub mod fonts;
 pub mod heatmap;
 pub mod panels;
 pub mod rankings;
+pub mod saliency;
 pub mod scale;
 
 pub use curves::{Curve, CurveOptions, family_curves, forgetting_curves};
+pub use effects::{EffectsRow, temporal_effects};
 pub use heatmap::{HeatmapOptions, heatmap};
 pub use panels::{Panel, panels};
 pub use rankings::{RankingOptions, ranking};
+pub use saliency::{SaliencyGrid, saliency_grid};
 pub use scale::{Scale, percentile};
 
 use plotters::coord::Shift;
@@ -63,6 +69,9 @@ pub(crate) fn rgb(c: colors::Rgb) -> RGBColor {
 /// Text style of size `px` in [`fonts::FAMILY`], anchored at `(h, v)`, optionally rotated
 /// to read upwards.
 pub(crate) fn style(px: f64, h: HPos, v: VPos, upward: bool) -> TextStyle<'static> {
+    // plotters resolves the font when the style is made and keeps a failure: register
+    // first (a registration error surfaces at the first measured or drawn text).
+    let _ = fonts::register();
     let font = FontDesc::new(FontFamily::Name(fonts::FAMILY), px, FontStyle::Normal);
     let font = if upward {
         font.transform(FontTransform::Rotate270)

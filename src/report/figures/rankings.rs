@@ -39,8 +39,8 @@ pub fn ranking(entries: &[Ranked], opts: &RankingOptions) -> Result<String> {
     let lo = ticks.first().copied().unwrap_or(lo).min(lo);
     let hi = ticks.last().copied().unwrap_or(hi).max(hi);
     let (lo, hi) = if hi > lo { (lo, hi) } else { (lo, lo + 1.0) };
-    let label_style = style(TICK_PX, HPos::Right, VPos::Center, false);
     super::fonts::register()?;
+    let label_style = style(TICK_PX, HPos::Right, VPos::Center, false);
     let names = entries
         .iter()
         .map(|e| format!("{}. {}", e.rank, e.model))
