@@ -71,8 +71,8 @@ pub struct CodeVersion {
     pub crate_version: String,
     /// Git commit of the source tree, if it was a git checkout.
     pub git_commit: Option<String>,
-    /// Whether tracked files had uncommitted changes (untracked files, such as the results
-    /// being written, do not count).
+    /// Whether tracked files had uncommitted changes (untracked files and the artifacts
+    /// under `results/`, which runs write, do not count).
     pub git_dirty: Option<bool>,
     /// SHA-256 of the `Cargo.lock` the binary was built with.
     pub cargo_lock_sha256: String,
@@ -95,8 +95,17 @@ impl CodeVersion {
         CodeVersion {
             crate_version: env!("CARGO_PKG_VERSION").to_string(),
             git_commit: git(&["rev-parse", "HEAD"]),
-            git_dirty: git(&["status", "--porcelain", "--untracked-files=no"])
-                .map(|s| !s.is_empty()),
+            // Committed artifacts under results/ are outputs that runs rewrite (and
+            // scripts/make-results regenerates in place): they do not make the code dirty.
+            git_dirty: git(&[
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ".",
+                ":(exclude)results",
+            ])
+            .map(|s| !s.is_empty()),
             cargo_lock_sha256: sha256_hex(include_bytes!(concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/Cargo.lock"

@@ -328,7 +328,7 @@ pub fn figure_jobs(root: &Path, studies: &[Study], code: &str) -> Result<Vec<Job
 pub struct SaliencyMeans {
     /// Models with at least one map.
     pub rows: Vec<String>,
-    /// "through <cutoff>, on <slice>".
+    /// `through <cutoff>, on <slice>`.
     pub columns: Vec<String>,
     /// `maps[row][column]`, the mean map or none.
     pub maps: Vec<Vec<Option<Vec<Vec<f64>>>>>,
