@@ -82,6 +82,17 @@ fn line<T: Serialize + ?Sized>(value: &T) -> String {
 /// Writes `map` into `<run_dir>/saliency/` and updates its `SHA256SUMS`; returns the
 /// map's path.
 pub fn save(run_dir: &Path, map: &SaliencyMap) -> Result<PathBuf> {
+    if map
+        .values
+        .iter()
+        .flatten()
+        .any(|v| !(0.0..=1.0).contains(v))
+    {
+        return Err(Error::Invalid(format!(
+            "saliency map {}: a value is not in [0, 1] (NaN?); nothing was written",
+            map.file_name()
+        )));
+    }
     let dir = run_dir.join("saliency");
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let path = dir.join(map.file_name());
@@ -197,8 +208,9 @@ mod torch {
         let flat = grad.reshape([n, -1]);
         let min = flat.amin([1].as_slice(), true);
         let range = flat.amax([1].as_slice(), true) - &min;
-        // A constant map has no salient pixel: zeros, not a division by zero.
-        let normalised = (flat - &min) / range.clamp_min(f64::MIN_POSITIVE);
+        // A constant map has no salient pixel: zeros, not a division by zero. The floor
+        // must be an f32 (f64::MIN_POSITIVE rounds to 0 in f32 and gave 0/0 = NaN).
+        let normalised = (flat - &min) / range.clamp_min(f64::from(f32::MIN_POSITIVE));
         normalised
             .mean_dim([0].as_slice(), false, Kind::Float)
             .reshape(grad.size()[1..].to_vec())

@@ -65,6 +65,35 @@ fn saliency_is_the_normalised_channel_max_of_the_logit_gradient() {
 }
 
 #[test]
+fn a_model_blind_to_its_input_gives_a_zero_map_and_nan_is_never_saved() {
+    // Zero weights: every gradient is 0, the normalisation range is 0.
+    let model = Linear(Tensor::zeros(
+        [2, 2 * 3 * 4],
+        (Kind::Float, tch::Device::Cpu),
+    ));
+    let images = Tensor::rand([2, 2, 3, 4], (Kind::Float, tch::Device::Cpu));
+    let map = gradient_saliency(&model, &images, &Tensor::from_slice(&[0i64, 1]));
+    let got = Vec::<f32>::try_from(map.reshape([-1])).unwrap();
+    assert!(got.iter().all(|&v| v == 0.0), "{got:?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let bad = saliency::SaliencyMap {
+        schema: saliency::SCHEMA,
+        preset: "p".into(),
+        model: "m".into(),
+        seed: 0,
+        cutoff: "a".into(),
+        slice: "b".into(),
+        rows: vec![0],
+        checkpoint_sha256: "0".repeat(64),
+        values: vec![vec![0.5, f64::NAN]],
+    };
+    let e = saliency::save(dir.path(), &bad).unwrap_err();
+    assert!(e.to_string().contains("not in [0, 1]"), "{e}");
+    assert!(!dir.path().join("saliency").exists());
+}
+
+#[test]
 fn a_checkpoint_map_is_saved_checked_and_looks_at_the_cue() {
     let out = tempfile::tempdir().unwrap();
     let status = Command::new(env!("CARGO_BIN_EXE_drift"))
