@@ -88,10 +88,14 @@ fn study(root: &Path) {
                         slice: "2004".into(),
                         rows: vec![0, 1],
                         checkpoint_sha256: "3".repeat(64),
+                        // Through 2001 the model is blind to its input: zero gradient.
                         values: (0..4)
                             .map(|y| {
                                 (0..4)
-                                    .map(|x| ((x + y + seed as usize) % 5) as f64 / 4.0)
+                                    .map(|x| match cutoff {
+                                        "2001" => 0.0,
+                                        _ => ((x + y + seed as usize) % 5) as f64 / 4.0,
+                                    })
                                     .collect()
                             })
                             .collect(),
@@ -160,6 +164,10 @@ fn a_build_verifies_and_a_second_run_changes_no_byte() {
     // The paper quotes the analyses: the cohort's ID score of this study.
     let source = String::from_utf8(first[&root.join("report/build/paper.typ")].clone()).unwrap();
     assert!(source.contains("the in-distribution score is"), "{source}");
+    assert!(
+        source.contains("An all-dark map") && source.contains("cnn_s through 2001, on 2004"),
+        "{source}"
+    );
     let o = build(root, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(

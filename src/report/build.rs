@@ -336,6 +336,9 @@ pub struct SaliencyMeans {
     pub seeds: (usize, usize),
     /// The number of images behind each seed's map (smallest and largest).
     pub images: (usize, usize),
+    /// `<model> <column>` of every map that is zero everywhere: a model whose logit does
+    /// not change with the image.
+    pub blind: Vec<String>,
 }
 
 /// The seed-mean saliency maps of `study` (slices named by `labels`), or none without maps.
@@ -404,15 +407,28 @@ pub fn saliency_means(study: &Study, labels: &[String]) -> Result<Option<Salienc
         }
         maps.push(row);
     }
+    let columns: Vec<String> = pairs
+        .iter()
+        .map(|(_, _, c, s)| format!("through {c}, on {s}"))
+        .collect();
+    let mut blind = Vec::new();
+    for (model, row) in rows.iter().zip(&maps) {
+        for (column, map) in columns.iter().zip(row) {
+            if map
+                .as_ref()
+                .is_some_and(|m| m.iter().flatten().all(|&v| v == 0.0))
+            {
+                blind.push(format!("{model} {column}"));
+            }
+        }
+    }
     Ok(Some(SaliencyMeans {
         rows,
-        columns: pairs
-            .iter()
-            .map(|(_, _, c, s)| format!("through {c}, on {s}"))
-            .collect(),
+        columns,
         maps,
         seeds,
         images,
+        blind,
     }))
 }
 
@@ -565,6 +581,7 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
                 "seeds_max": m.seeds.1,
                 "images_min": m.images.0,
                 "images_max": m.images.1,
+                "blind": m.blind,
             })
         });
         out.push(serde_json::json!({
