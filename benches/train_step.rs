@@ -43,7 +43,6 @@
 //! ±15% per process. `MALLOC_MMAP_THRESHOLD_=4000000000 MALLOC_TRIM_THRESHOLD_=4000000000`
 //! in the environment fixes both thresholds for both sides.
 
-use std::error::Error;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -55,7 +54,8 @@ use serde_json::{Value, json};
 use tch::nn::{self, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
 
-type Result<T> = std::result::Result<T, Box<dyn Error>>;
+mod common;
+use common::{Result, median};
 
 const MODELS: [&str; 4] = ["mlp_s", "cnn_s", "vit_s", "bigru_s"];
 const BATCH: i64 = 64;
@@ -457,17 +457,6 @@ fn torch_python() -> Result<String> {
     Ok(String::from_utf8(out.stdout)?.trim().to_string())
 }
 
-fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
-    if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    }
-}
-
 /// `median ms (±half the range over the repetitions, in % of the median)`.
 fn cell(step_seconds: &[f64]) -> String {
     let mid = median(step_seconds);
@@ -483,44 +472,13 @@ fn libtorch_version() -> Option<String> {
     Some(line.split('\'').nth(1)?.to_string())
 }
 
-/// Re-executes the bench with `OMP_WAIT_POLICY=passive` when it is unset: OpenMP reads it
-/// once at load time, and both sides must run with the same policy.
-fn ensure_wait_policy() -> Result<String> {
-    if let Ok(policy) = std::env::var("OMP_WAIT_POLICY") {
-        return Ok(policy);
-    }
-    eprintln!(
-        "train_step: warning: OMP_WAIT_POLICY is unset (run `eval \"$(scripts/libtorch-env)\"` \
-         first); re-running with OMP_WAIT_POLICY=passive"
-    );
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        let mut args = std::env::args_os();
-        let program = args.next().ok_or("no program name")?;
-        let err = Command::new(program)
-            .args(args)
-            .env("OMP_WAIT_POLICY", "passive")
-            .exec();
-        Err(format!("re-running the bench: {err}").into())
-    }
-    #[cfg(not(unix))]
-    Ok("passive".to_string())
-}
-
 fn main() -> std::process::ExitCode {
-    match run() {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("train_step: error: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    common::main("train_step", run)
 }
 
 fn run() -> Result<()> {
     let options = Options::parse()?;
-    let wait_policy = ensure_wait_policy()?;
+    let wait_policy = common::ensure_wait_policy("train_step")?;
     tch::set_num_threads(options.threads);
     // The text rows' real lengths.
     tch::manual_seed(0);

@@ -2,15 +2,21 @@
 //!
 //! The crate follows the flow of a temporal-drift study, one module per stage:
 //!
-//! 1. [`slices`]: time-stamped rows are cut into time slices, each slice is split once into
-//!    train and test, and a training [`slices::Regime`] says which slices each model sees.
-//! 2. [`metrics`]: one scalar per (model, evaluation slice) from predictions.
-//! 3. [`matrix`]: the K×K drift matrix of one model, one grid per seed.
-//! 4. [`analysis`]: in-distribution / future / decay scores, cohorts, forgetting curves,
+//! 1. [`data`]: time-stamped rows (synthetic generators, registry corpora, the paper's
+//!    formats) with a source identity; [`encoders`] turn text into cached token states or
+//!    pooled embeddings of a frozen pretrained encoder.
+//! 2. [`slices`]: rows are cut into time slices, each slice is split once into train and
+//!    test, and a training [`slices::Regime`] says which slices each model sees.
+//! 3. [`models`] and [`train`]: the model registry and one fresh model per cutoff
+//!    (libtorch); [`eval`] scores every checkpoint on every slice with [`metrics`];
+//!    `run` ties them together for a [`preset`], resumable.
+//! 4. [`matrix`]: the K×K drift matrix of one model, one grid per seed.
+//! 5. [`analysis`]: in-distribution / future / decay scores, cohorts, forgetting curves,
 //!    rankings and the deterioration / adaptation scores of Agarwal & Nenkova (TACL 2022).
-//! 5. [`preset`]: the checked TOML description of an experiment.
 //! 6. [`artifacts`]: one folder per (preset, model, seed) run with the matrix and its
-//!    provenance, written atomically and loaded only after every check passes.
+//!    provenance, written atomically and loaded only after every check passes;
+//!    [`saliency`] maps are saved beside a run.
+//! 7. [`report`]: figures, tables and the Typst paper, checked against a manifest.
 //!
 //! Training and evaluation on libtorch live behind the `torch` cargo feature.
 //!
@@ -43,6 +49,7 @@ pub mod artifacts;
 pub mod cli;
 mod csv_table;
 pub mod data;
+pub mod encoders;
 mod error;
 pub mod eval;
 pub mod matrix;

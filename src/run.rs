@@ -162,6 +162,8 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
     } else {
         options.seeds.clone()
     };
+    // Threads first: loading may build an encoder cache, whose bytes depend on them.
+    device::set_threads(options.threads)?;
     let base = loaded.path.parent().unwrap_or(Path::new("."));
     let data = data::load(&preset.data, &preset.data_options, base)?;
     let config = model_config(&data)?;
@@ -179,7 +181,6 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
         LossFn::new(spec.train.loss, &data.targets, &[], tch::Device::Cpu)?;
     }
     let plan = plan(preset, &data)?;
-    device::set_threads(options.threads)?;
     let device = device::resolve(options.device)?;
     let tensors = DataTensors::new(&data)?;
 

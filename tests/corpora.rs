@@ -367,6 +367,11 @@ fn data_list_shows_every_source() {
         let line = text.lines().find(|l| l.starts_with(c.name)).unwrap();
         assert!(line.contains("corpus     not fetched  -"), "{line}");
     }
+    for p in drift::encoders::PACKAGES {
+        let line = text.lines().find(|l| l.starts_with(p.name)).unwrap();
+        assert!(line.contains("encoder    not fetched  -"), "{line}");
+        assert!(line.ends_with(p.licence), "{line}");
+    }
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_drift"))
         .args(["data", "fetch", "toy-images"])
         .env("DRIFT_DATA", empty.path())
@@ -375,7 +380,10 @@ fn data_list_shows_every_source() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("is a generator, nothing to fetch (corpora: sotu, healthtweets, emoji)"),
+        err.contains(
+            "is a generator, nothing to fetch (corpora: sotu, healthtweets, emoji; \
+             encoders: minilm, glove)"
+        ),
         "{err}"
     );
 }

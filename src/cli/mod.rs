@@ -2,6 +2,7 @@
 //! `src/main.rs` only parses arguments and prints errors.
 
 mod artifacts;
+mod cache;
 mod data;
 mod models;
 mod presets;
@@ -78,6 +79,18 @@ pub enum Command {
     /// into `$DRIFT_DATA` (default `~/.cache/drift/data`). Nothing downloads at run time.
     #[command(subcommand)]
     Data(data::Command),
+    /// Build (or check) the encoder cache of a preset with `text = "encoder"`.
+    ///
+    /// Encodes every text of the preset's data once with its encoder (`minilm` and `local`
+    /// need a build with the `torch` feature; `glove` runs anywhere) into
+    /// `<data cache>/encoded/<key>/` (`$DRIFT_DATA`, default `~/.cache/drift/data`): F16
+    /// token states in chunks, F32 pooled embeddings and a manifest with every file's
+    /// SHA-256. The key is the SHA-256 of the texts, the data source, the encoder's
+    /// identity, `max_tokens` and the pooling. A cache that is there is checked (every
+    /// file's SHA-256) instead of rebuilt, unless --force. `drift run` builds a missing
+    /// cache itself when it can; this command does it ahead of time. Prints the folder,
+    /// key, encoder, rows, width and the time taken.
+    Cache(cache::Args),
 }
 
 /// Runs a parsed command line.
@@ -91,6 +104,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Presets(command) => presets::run(command),
         Command::Artifacts(command) => artifacts::run(command),
         Command::Data(command) => data::run(command),
+        Command::Cache(args) => cache::run(args),
     }
 }
 

@@ -83,6 +83,18 @@ impl<'a> Options<'a> {
         }
     }
 
+    /// Whether the preset sets `key` (without reading it), for options that only some
+    /// settings of another option accept.
+    pub fn given(&self, key: &str) -> bool {
+        self.values.contains_key(key)
+    }
+
+    /// The string value of `key`, without reading it (so that which options are read can
+    /// depend on it).
+    pub fn peek(&self, key: &str) -> Option<&'a str> {
+        self.values.get(key).and_then(Value::as_str)
+    }
+
     /// Fails on any option that was never read.
     pub fn finish(&self) -> Result<()> {
         let read = self.read.borrow();

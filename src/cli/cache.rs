@@ -1,0 +1,107 @@
+//! `drift cache`: build (or verify) the encoder cache a preset reads.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use crate::data::text::{self, Encoding, TextInput};
+use crate::data::{self, Options};
+use crate::preset::Preset;
+use crate::{Error, Result};
+
+/// Arguments of `drift cache`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The preset file; its `[data.options]` must have `text = "encoder"`.
+    pub preset: PathBuf,
+    /// Rebuild the cache even when it is there and intact.
+    #[arg(long)]
+    pub force: bool,
+    /// Where MiniLM runs (builds with the `torch` feature): `cpu`, `auto` (the first GPU
+    /// if CUDA is usable), `cuda` or `cuda:N`. A cache's bytes are reproducible on one
+    /// device and thread count; GloVe always runs on the CPU.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+    /// libtorch threads for MiniLM on the CPU; 1, as `drift run`, by default. The cache
+    /// records where it was computed, and so does every run that reads it.
+    #[arg(long, default_value_t = 1)]
+    pub threads: u32,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// The text options that [`TextInput::Encoder`] reads; left out to load the raw texts.
+const ENCODER_OPTIONS: [&str; 6] = [
+    "text",
+    "encoder",
+    "encoder_path",
+    "max_tokens",
+    "pooling",
+    "input",
+];
+
+/// Runs `drift cache`.
+pub fn run(args: Args) -> Result<ExitCode> {
+    use std::io::IsTerminal;
+
+    let loaded = Preset::load(&args.preset)?;
+    let preset = &loaded.preset;
+    let base = loaded.path.parent().unwrap_or(std::path::Path::new("."));
+    let who = args.preset.display().to_string();
+    let opts = Options::new(&who, &preset.data_options);
+    let TextInput::Encoder(settings) = TextInput::from_options(&opts, base)? else {
+        return Err(Error::Invalid(format!(
+            "{who}: data.options.text is not \"encoder\": this preset reads no encoder cache"
+        )));
+    };
+    // The same data, with the texts kept raw.
+    let mut raw = preset.data_options.clone();
+    for key in ENCODER_OPTIONS {
+        raw.remove(key);
+    }
+    raw.insert("text".into(), "raw".into());
+    #[cfg(feature = "torch")]
+    crate::train::device::set_threads(args.threads)?;
+    #[cfg(not(feature = "torch"))]
+    if args.threads != 1 || args.device != "cpu" {
+        return Err(Error::Invalid(
+            "--device and --threads choose where MiniLM runs, which needs a build with the \
+             `torch` feature"
+                .into(),
+        ));
+    }
+    let started = Instant::now();
+    let texts = data::load(&preset.data, &raw, base)?;
+    let how = Encoding {
+        force: args.force,
+        progress: !args.quiet && std::io::stderr().is_terminal(),
+        device: args.device,
+        ..Encoding::default()
+    };
+    let (_, cache, built) = text::encode(texts, &settings, &how)?;
+    if !built {
+        // Loading read only the input the preset uses; check the rest too.
+        cache.verify()?;
+    }
+    let m = &cache.manifest;
+    println!("folder  {}", cache.dir.display());
+    println!("key     {}", m.key);
+    println!(
+        "encoder {} {} ({}), max_tokens {}, pooling {}",
+        m.encoder.name,
+        m.encoder.version,
+        m.encoder.package,
+        m.max_len,
+        m.pooling.name()
+    );
+    println!("rows    {}", m.rows);
+    println!("dim     {}", m.dim);
+    println!("on      {}", m.computed_on);
+    println!(
+        "{:<7} {:.1} s",
+        if built { "built" } else { "checked" },
+        started.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}

