@@ -313,7 +313,7 @@ impl EncoderText {
 /// Name of a user's BERT folder as `encoder`.
 pub const LOCAL: &str = "local";
 
-/// The identity a BERT folder's encoder reports ([`crate::encoders::bert`]'s
+/// The identity a BERT folder's encoder reports (`encoders::bert`'s
 /// `Bert::from_folder`), computed without libtorch so that its cache can be found: name
 /// `local`, the folder as package, version `local`, the SHA-256 of `model.safetensors` and
 /// `hidden_size` from `config.json`.

@@ -8,8 +8,8 @@
 //!
 //! | kind | function |
 //! |---|---|
-//! | raw / deviation heatmap of one model | [`heatmap`] |
-//! | several heatmaps with one shared colour bar (cohort means of the studies) | [`panels`] |
+//! | raw / deviation heatmap of one model | [`heatmap()`] |
+//! | several heatmaps with one shared colour bar (cohort means of the studies) | [`panels()`] |
 //! | forgetting curves per model or per family | [`forgetting_curves`], [`family_curves`] |
 //! | ranking by future score or decay | [`ranking`] |
 //! | deterioration / adaptation scores of Agarwal & Nenkova | [`temporal_effects`] |
