@@ -55,49 +55,37 @@ const PINS: &[&str] = &[
     "safetensors==0.8.0",
 ];
 
+/// drift's MiniLM against sentence-transformers, in sentences/s (details: the header of
+/// benches/encode.rs).
+#[derive(Debug, clap::Parser)]
 struct Options {
+    /// libtorch threads on both sides.
+    #[arg(long, env = "DRIFT_BENCH_THREADS", default_value_t = 1,
+          value_parser = clap::value_parser!(i32).range(1..))]
     threads: i32,
+    /// Texts to encode.
+    #[arg(long, default_value_t = 512)]
     texts: usize,
+    /// Tokens kept per text.
+    #[arg(long, default_value_t = 128)]
     max_len: usize,
+    /// Timed repetitions per side.
+    #[arg(long, default_value_t = 5)]
     reps: usize,
+    /// Time drift alone.
+    #[arg(long)]
     drift_only: bool,
     /// `cargo bench` passes `--bench`; without it (`cargo test --benches`) only smoke-test.
+    #[arg(long)]
     bench: bool,
 }
 
 impl Options {
     fn parse() -> Result<Self> {
-        let threads = match std::env::var("DRIFT_BENCH_THREADS") {
-            Ok(n) => n
-                .parse()
-                .map_err(|_| format!("DRIFT_BENCH_THREADS={n} is not a thread count"))?,
-            Err(_) => 1,
-        };
-        let mut options = Options {
-            threads,
-            texts: 512,
-            max_len: 128,
-            reps: 5,
-            drift_only: false,
-            bench: false,
-        };
-        let mut args = std::env::args().skip(1);
-        while let Some(arg) = args.next() {
-            let mut value = || args.next().ok_or(format!("{arg} needs a value"));
-            match arg.as_str() {
-                "--bench" => options.bench = true,
-                "--drift-only" => options.drift_only = true,
-                "--threads" => options.threads = value()?.parse()?,
-                "--texts" => options.texts = value()?.parse()?,
-                "--max-len" => options.max_len = value()?.parse()?,
-                "--reps" => options.reps = value()?.parse()?,
-                other => {
-                    return Err(format!("unknown argument {other} (see the file's header)").into());
-                }
-            }
-        }
-        if options.threads < 1 || options.reps < 1 || options.texts < 1 {
-            return Err("--threads, --reps and --texts must be at least 1".into());
+        // clap prints --help and its own errors and exits.
+        let mut options = <Options as clap::Parser>::parse();
+        if options.reps < 1 || options.texts < 1 {
+            return Err("--reps and --texts must be at least 1".into());
         }
         if !options.bench {
             (options.texts, options.reps, options.drift_only) = (8, 1, true);

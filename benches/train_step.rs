@@ -72,54 +72,41 @@ const OUTPUT_TOLERANCE: f64 = 1e-4;
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/train_step.py");
 const TORCH_PYTHON: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/torch-python");
 
-#[derive(Debug)]
+/// drift's training step against PyTorch, per model (details: the header of
+/// benches/train_step.rs).
+#[derive(Debug, clap::Parser)]
 struct Options {
+    /// libtorch threads on both sides.
+    #[arg(long, env = "DRIFT_BENCH_THREADS", default_value_t = 1,
+          value_parser = clap::value_parser!(i32).range(1..))]
     threads: i32,
+    /// Models to time, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = MODELS.map(String::from))]
     models: Vec<String>,
+    /// drift's timed seconds per model (sizes the step count).
+    #[arg(long, default_value_t = 10.0)]
     seconds: f64,
+    /// Timed repetitions per side.
+    #[arg(long, default_value_t = 5)]
     reps: usize,
+    /// Untimed steps per side first.
+    #[arg(long, default_value_t = 3)]
     warmup: usize,
+    /// Fixed steps per repetition instead of `--seconds`.
+    #[arg(long)]
     steps: Option<usize>,
+    /// Time drift alone.
+    #[arg(long)]
     drift_only: bool,
     /// `cargo bench` passes `--bench`; without it (`cargo test --benches`) only smoke-test.
+    #[arg(long)]
     bench: bool,
 }
 
 impl Options {
     fn parse() -> Result<Self> {
-        let threads = match std::env::var("DRIFT_BENCH_THREADS") {
-            Ok(n) => n
-                .parse()
-                .map_err(|_| format!("DRIFT_BENCH_THREADS={n} is not a thread count"))?,
-            Err(_) => 1,
-        };
-        let mut options = Options {
-            threads,
-            models: MODELS.iter().map(|m| m.to_string()).collect(),
-            seconds: 10.0,
-            reps: 5,
-            warmup: 3,
-            steps: None,
-            drift_only: false,
-            bench: false,
-        };
-        let mut args = std::env::args().skip(1);
-        while let Some(arg) = args.next() {
-            let mut value = || args.next().ok_or(format!("{arg} needs a value"));
-            match arg.as_str() {
-                "--bench" => options.bench = true,
-                "--drift-only" => options.drift_only = true,
-                "--threads" => options.threads = value()?.parse()?,
-                "--seconds" => options.seconds = value()?.parse()?,
-                "--reps" => options.reps = value()?.parse()?,
-                "--warmup" => options.warmup = value()?.parse()?,
-                "--steps" => options.steps = Some(value()?.parse()?),
-                "--models" => options.models = value()?.split(',').map(String::from).collect(),
-                other => {
-                    return Err(format!("unknown argument {other} (see the file's header)").into());
-                }
-            }
-        }
+        // clap prints --help and its own errors and exits.
+        let mut options = <Options as clap::Parser>::parse();
         if let Some(bad) = options
             .models
             .iter()
@@ -127,8 +114,8 @@ impl Options {
         {
             return Err(format!("--models: {bad} is not one of {}", MODELS.join(",")).into());
         }
-        if options.threads < 1 || options.reps < 1 || options.steps == Some(0) {
-            return Err("--threads, --reps and --steps must be at least 1".into());
+        if options.reps < 1 || options.steps == Some(0) {
+            return Err("--reps and --steps must be at least 1".into());
         }
         if !options.bench {
             (options.reps, options.warmup, options.steps) = (1, 0, Some(1));
