@@ -120,10 +120,9 @@ fn report_differences(differences: &[manifest::Difference], outputs: usize) -> E
         for d in differences {
             eprintln!("{d}");
         }
-        eprintln!(
-            "build-report: {} differences from checksums/",
-            differences.len()
-        );
+        let n = differences.len();
+        let plural = if n == 1 { "" } else { "s" };
+        eprintln!("build-report: {n} difference{plural} from checksums/");
         ExitCode::FAILURE
     }
 }
