@@ -29,16 +29,15 @@
 //! `scripts/venv-pins` on first use). Without `--bench` (`cargo test --benches`) drift
 //! encodes 8 texts, alone.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use drift::encoders::bert::{BATCH, Bert};
 use drift::encoders::{self, Encoder, MINILM, Pooling};
-use serde_json::{Value, json};
+use serde_json::json;
 
 mod common;
-use common::{Result, median};
+use common::{Result, Server, median};
 
 /// Largest cosine distance allowed between drift's and sentence-transformers' embeddings.
 const COSINE_TOLERANCE: f64 = 1e-4;
@@ -206,14 +205,11 @@ fn texts(count: usize) -> Vec<String> {
         .collect()
 }
 
-/// The Python side, driven one JSON line at a time (`encode.py --serve`).
+/// The Python side (`encode.py --serve`).
 struct Peer {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+    server: Server,
     torch: String,
     sentence_transformers: String,
-    threads: i64,
 }
 
 impl Peer {
@@ -225,7 +221,8 @@ impl Peer {
     ) -> Result<Self> {
         let python = encoder_python()?;
         eprintln!("encode: sentence-transformers side: {python} {SCRIPT}");
-        let mut child = Command::new(&python)
+        let mut command = Command::new(&python);
+        command
             .arg(SCRIPT)
             .arg("--serve")
             .arg("--wheel")
@@ -236,61 +233,20 @@ impl Peer {
             .args(["--batch", &BATCH.to_string()])
             .args(["--max-len", &options.max_len.to_string()])
             .env("OMP_WAIT_POLICY", wait_policy)
-            .env("TOKENIZERS_PARALLELISM", "false")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| format!("running {python}: {e}"))?;
-        let stdin = child.stdin.take().ok_or("no stdin")?;
-        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
-        let mut peer = Peer {
-            child,
-            stdin,
-            stdout,
-            torch: String::new(),
-            sentence_transformers: String::new(),
-            threads: 0,
-        };
-        let hello = peer.receive()?;
-        peer.torch = hello["torch"].as_str().unwrap_or("?").to_string();
-        peer.sentence_transformers = hello["sentence_transformers"]
-            .as_str()
-            .unwrap_or("?")
-            .to_string();
-        peer.threads = hello["threads"].as_i64().unwrap_or(0);
-        if peer.threads != i64::from(options.threads) {
-            return Err(format!("sentence-transformers runs with {} threads", peer.threads).into());
+            .env("TOKENIZERS_PARALLELISM", "false");
+        let (server, hello) = Server::start(command, SCRIPT)?;
+        let threads = hello["threads"].as_i64().unwrap_or(0);
+        if threads != i64::from(options.threads) {
+            return Err(format!("sentence-transformers runs with {threads} threads").into());
         }
-        Ok(peer)
-    }
-
-    fn receive(&mut self) -> Result<Value> {
-        let mut line = String::new();
-        if self.stdout.read_line(&mut line)? == 0 {
-            let status = self.child.wait()?;
-            return Err(format!("{SCRIPT} stopped ({status}); its error is above").into());
-        }
-        Ok(serde_json::from_str(&line)?)
-    }
-
-    fn ask(&mut self, message: Value) -> Result<Value> {
-        writeln!(self.stdin, "{message}")?;
-        self.stdin.flush()?;
-        self.receive()
-    }
-
-    /// Closes the Python side's input, which ends it.
-    fn finish(self) -> Result<()> {
-        let Peer {
-            mut child, stdin, ..
-        } = self;
-        drop(stdin);
-        let status = child.wait()?;
-        if !status.success() {
-            return Err(format!("{SCRIPT} failed at exit ({status})").into());
-        }
-        Ok(())
+        Ok(Peer {
+            server,
+            torch: hello["torch"].as_str().unwrap_or("?").to_string(),
+            sentence_transformers: hello["sentence_transformers"]
+                .as_str()
+                .unwrap_or("?")
+                .to_string(),
+        })
     }
 }
 
@@ -371,10 +327,10 @@ fn run() -> Result<()> {
         let mut peer = Peer::start(&wait_policy, &options, &wheel, &texts_path)?;
         println!(
             "encode: sentence-transformers {} on PyTorch {} (Python), {} thread(s)",
-            peer.sentence_transformers, peer.torch, peer.threads
+            peer.sentence_transformers, peer.torch, options.threads
         );
         let check = dir.path().join("embeddings.f32");
-        let reply = peer.ask(json!({ "check": check }))?;
+        let reply = peer.server.ask(json!({ "check": check }))?;
         if reply["rows"].as_u64() != Some(texts.len() as u64) {
             return Err(format!("the Python side encoded {} rows", reply["rows"]).into());
         }
@@ -416,7 +372,7 @@ fn run() -> Result<()> {
                     }
                 }
                 (_, Some(p)) => {
-                    let reply = p.ask(json!({ "run": 1 }))?;
+                    let reply = p.server.ask(json!({ "run": 1 }))?;
                     let seconds = reply["seconds"].as_f64().ok_or("no time")?;
                     python.push(texts.len() as f64 / seconds);
                 }
@@ -432,7 +388,7 @@ fn run() -> Result<()> {
         );
     }
     if let Some(peer) = peer {
-        peer.finish()?;
+        peer.server.finish()?;
     }
     if !options.bench {
         println!(

@@ -43,19 +43,18 @@
 //! ±15% per process. `MALLOC_MMAP_THRESHOLD_=4000000000 MALLOC_TRIM_THRESHOLD_=4000000000`
 //! in the environment fixes both thresholds for both sides.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use drift::models::{self, Input, InputShape, ModelConfig};
 use drift::train::loss::{cross_entropy, weighted_bce};
-use serde_json::{Value, json};
+use serde_json::json;
 use tch::nn::{self, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
 
 mod common;
-use common::{Result, median};
+use common::{Result, Server, median};
 
 const MODELS: [&str; 4] = ["mlp_s", "cnn_s", "vit_s", "bigru_s"];
 const BATCH: i64 = 64;
@@ -253,13 +252,10 @@ impl Setup {
     }
 }
 
-/// The Python side, driven one JSON line at a time (`train_step.py --serve`).
+/// The Python side (`train_step.py --serve`).
 struct Peer {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+    server: Server,
     torch: String,
-    threads: i64,
     /// Where drift's initial weights and batches go, one npz per model.
     dir: tempfile::TempDir,
 }
@@ -268,62 +264,23 @@ impl Peer {
     fn start(wait_policy: &str, options: &Options) -> Result<Self> {
         let python = torch_python()?;
         eprintln!("train_step: PyTorch side: {python} {SCRIPT}");
-        let mut child = Command::new(&python)
+        let mut command = Command::new(&python);
+        command
             .arg(SCRIPT)
             .arg("--serve")
             .args(["--threads", &options.threads.to_string()])
             .args(["--warmup", &options.warmup.to_string()])
-            .env("OMP_WAIT_POLICY", wait_policy)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| format!("running {python}: {e}"))?;
-        let stdin = child.stdin.take().ok_or("no stdin")?;
-        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
-        let mut peer = Peer {
-            child,
-            stdin,
-            stdout,
-            torch: String::new(),
-            threads: 0,
+            .env("OMP_WAIT_POLICY", wait_policy);
+        let (server, hello) = Server::start(command, SCRIPT)?;
+        let threads = hello["threads"].as_i64().unwrap_or(0);
+        if threads != i64::from(options.threads) {
+            return Err(format!("PyTorch runs with {threads} threads").into());
+        }
+        Ok(Peer {
+            server,
+            torch: hello["torch"].as_str().unwrap_or("?").to_string(),
             dir: tempfile::tempdir()?,
-        };
-        let hello = peer.receive()?;
-        peer.torch = hello["torch"].as_str().unwrap_or("?").to_string();
-        peer.threads = hello["threads"].as_i64().unwrap_or(0);
-        if peer.threads != i64::from(options.threads) {
-            return Err(format!("PyTorch runs with {} threads", peer.threads).into());
-        }
-        Ok(peer)
-    }
-
-    fn receive(&mut self) -> Result<Value> {
-        let mut line = String::new();
-        if self.stdout.read_line(&mut line)? == 0 {
-            let status = self.child.wait()?;
-            return Err(format!("{SCRIPT} stopped ({status}); its error is above").into());
-        }
-        Ok(serde_json::from_str(&line)?)
-    }
-
-    /// Closes the Python side's input, which ends it.
-    fn finish(self) -> Result<()> {
-        let Peer {
-            mut child, stdin, ..
-        } = self;
-        drop(stdin);
-        let status = child.wait()?;
-        if !status.success() {
-            return Err(format!("{SCRIPT} failed at exit ({status})").into());
-        }
-        Ok(())
-    }
-
-    fn ask(&mut self, message: Value) -> Result<Value> {
-        writeln!(self.stdin, "{message}")?;
-        self.stdin.flush()?;
-        self.receive()
+        })
     }
 }
 
@@ -359,7 +316,9 @@ fn measure(
             // The Python model starts from drift's weights and trains on drift's batch.
             let data = p.dir.path().join(format!("{key}.npz"));
             s.export(&data)?;
-            let reply = p.ask(json!({"setup": key, "params": s.params, "data": data}))?;
+            let reply = p
+                .server
+                .ask(json!({"setup": key, "params": s.params, "data": data}))?;
             let torch = Torch {
                 params: reply["params"].as_i64().ok_or("no parameter count")?,
                 max_diff: reply["max_diff"].as_f64().ok_or("no output difference")?,
@@ -406,7 +365,7 @@ fn measure(
                     }
                 }
                 (_, Some(p), Some(t)) => {
-                    let reply = p.ask(json!({ "run": steps }))?;
+                    let reply = p.server.ask(json!({ "run": steps }))?;
                     t.step_seconds
                         .push(reply["seconds"].as_f64().ok_or("no time")?);
                     if !reply["loss"].as_f64().is_some_and(f64::is_finite) {
@@ -484,7 +443,7 @@ fn run() -> Result<()> {
         let peer = Peer::start(&wait_policy, &options)?;
         println!(
             "train_step: PyTorch {} (Python), {} thread(s)",
-            peer.torch, peer.threads
+            peer.torch, options.threads
         );
         Some(peer)
     };
@@ -503,7 +462,7 @@ fn run() -> Result<()> {
         measured.push(m);
     }
     if let Some(peer) = peer {
-        peer.finish()?;
+        peer.server.finish()?;
     }
     if !options.bench {
         println!("train_step: one step per model ran; `cargo bench` times them against PyTorch");

@@ -54,3 +54,70 @@ pub fn main(bench: &str, run: impl FnOnce() -> Result<()>) -> ExitCode {
         }
     }
 }
+
+/// A Python peer driven one JSON line at a time: each request is a line on its stdin, each
+/// answer a line on its stdout; its stderr goes to ours. Closing its stdin ends it.
+pub struct Server {
+    script: String,
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Server {
+    /// Starts `command` (running `script`) and reads its greeting line.
+    pub fn start(mut command: Command, script: &str) -> Result<(Server, serde_json::Value)> {
+        use std::process::Stdio;
+        let program = command.get_program().to_string_lossy().into_owned();
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("running {program}: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = std::io::BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        let mut server = Server {
+            script: script.to_string(),
+            child,
+            stdin,
+            stdout,
+        };
+        let hello = server.receive()?;
+        Ok((server, hello))
+    }
+
+    fn receive(&mut self) -> Result<serde_json::Value> {
+        use std::io::BufRead;
+        let mut line = String::new();
+        if self.stdout.read_line(&mut line)? == 0 {
+            let status = self.child.wait()?;
+            return Err(format!("{} stopped ({status}); its error is above", self.script).into());
+        }
+        Ok(serde_json::from_str(&line)?)
+    }
+
+    /// Sends `message` and returns the answer.
+    pub fn ask(&mut self, message: serde_json::Value) -> Result<serde_json::Value> {
+        use std::io::Write;
+        writeln!(self.stdin, "{message}")?;
+        self.stdin.flush()?;
+        self.receive()
+    }
+
+    /// Closes the peer's input, which ends it, and checks its exit status.
+    pub fn finish(self) -> Result<()> {
+        let Server {
+            script,
+            mut child,
+            stdin,
+            ..
+        } = self;
+        drop(stdin);
+        let status = child.wait()?;
+        if !status.success() {
+            return Err(format!("{script} failed at exit ({status})").into());
+        }
+        Ok(())
+    }
+}
