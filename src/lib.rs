@@ -17,8 +17,11 @@
 //!    provenance, written atomically and loaded only after every check passes;
 //!    [`saliency`] maps are saved beside a run.
 //! 7. [`report`]: figures, tables and the Typst paper, checked against a manifest.
+//! 8. [`notebook`]: matrices, summaries and figures shown inline in the Jupyter notebooks
+//!    under `notebooks/`.
 //!
-//! Training and evaluation on libtorch live behind the `torch` cargo feature.
+//! Training and evaluation on libtorch live behind the `torch` cargo feature; the Typst
+//! paper and its tables behind `paper` (on by default).
 //!
 //! # Example
 //!
@@ -55,6 +58,7 @@ pub mod eval;
 pub mod matrix;
 pub mod metrics;
 pub mod models;
+pub mod notebook;
 pub mod preset;
 pub mod report;
 #[cfg(feature = "torch")]

@@ -5,18 +5,28 @@
 //! Stages, in order: load the studies' artifacts (checked by [`crate::artifacts`]), run
 //! the analyses, render [`figures`], build tables, fill and compile the paper, and compare
 //! every output with the [`manifest`].
+//!
+//! The figures, the manifest and the study loader build without the `paper` feature (the
+//! notebooks use them); the tables, the paper and `build-report` need it.
 
+#[cfg(feature = "paper")]
 pub mod build;
 pub mod figures;
 pub mod manifest;
+#[cfg(feature = "paper")]
 pub mod paper;
 pub mod study;
+#[cfg(feature = "paper")]
 pub mod tables;
 
+#[cfg(feature = "paper")]
 use std::path::PathBuf;
+#[cfg(feature = "paper")]
 use std::process::ExitCode;
 
+#[cfg(feature = "paper")]
 use crate::Result;
+#[cfg(feature = "paper")]
 use manifest::Manifest;
 
 /// Build the paper from the committed artifacts and verify it against the manifest.
@@ -24,6 +34,7 @@ use manifest::Manifest;
 /// By default every output is rebuilt (an output whose inputs and file are unchanged is
 /// kept as it is) and compared with `checksums/`: any output that differs, is missing or
 /// is new is listed with the reason, and the exit status is 1.
+#[cfg(feature = "paper")]
 #[derive(Debug, clap::Parser)]
 #[command(name = "build-report", version, about, long_about)]
 pub struct Args {
@@ -42,6 +53,7 @@ pub struct Args {
 }
 
 /// Runs `build-report`.
+#[cfg(feature = "paper")]
 pub fn run(args: &Args) -> Result<ExitCode> {
     let root = &args.root;
     let stage = |name: &str| eprintln!("build-report: {name}");
@@ -112,6 +124,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     Ok(report_differences(&differences, built.manifest.len()))
 }
 
+#[cfg(feature = "paper")]
 fn report_differences(differences: &[manifest::Difference], outputs: usize) -> ExitCode {
     if differences.is_empty() {
         eprintln!("build-report: all {outputs} outputs match checksums/");

@@ -1,0 +1,463 @@
+//! Inline display in the Jupyter notebooks under `notebooks/` (the evcxr Rust kernel).
+//!
+//! evcxr shows a cell's value inline when its type has an inherent method
+//! `evcxr_display(&self)` that prints `EVCXR_BEGIN_CONTENT <mime>`, the content and
+//! `EVCXR_END_CONTENT` to stdout. The types people look at have one:
+//!
+//! | value | shows as |
+//! |---|---|
+//! | [`DriftMatrix`] | heatmap of the seed mean above a compact table of its cells |
+//! | [`Summary`] | ID / future / decay, the Agarwal & Nenkova scores and the per-cutoff rows, as HTML tables |
+//! | [`TemporalEffects`] | the four scores with p-values and min / max over seeds, as an HTML table |
+//! | [`Curve`] | its forgetting curve, as a chart |
+//! | [`Figure`] | any SVG figure of [`crate::report::figures`] |
+//! | [`Table`] | rows of text, as an HTML table |
+//!
+//! A frontend shows one MIME type of an output, so a value with a picture and a table
+//! sends one `text/html` document holding both, with the picture alone as
+//! `image/svg+xml` and the table as `text/plain` beside it for frontends without HTML.
+//! [`Bundle`] is what each value sends; `evcxr_display` only prints it.
+//!
+//! Nothing here adds a dependency, so it is not behind a cargo feature.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+
+use crate::analysis::{Summary, TemporalEffects, TemporalScore};
+use crate::matrix::{DriftMatrix, Grid};
+use crate::metrics::Metric;
+use crate::report::figures::{self, Curve, CurveOptions, HeatmapOptions, Scale};
+use crate::{Error, Result};
+
+/// The outputs of one value: `(MIME type, content)` pairs, richest first.
+pub type Bundle = Vec<(&'static str, String)>;
+
+/// Prints `bundle` in evcxr's protocol.
+fn emit(bundle: &Bundle) {
+    let mut out = std::io::stdout().lock();
+    for (mime, content) in bundle {
+        // A closed stdout means the kernel is gone; there is no one left to tell.
+        let _ = writeln!(
+            out,
+            "EVCXR_BEGIN_CONTENT {mime}\n{content}\nEVCXR_END_CONTENT"
+        );
+    }
+    let _ = out.flush();
+}
+
+macro_rules! evcxr_display {
+    ($($ty:ty),*) => {$(
+        impl $ty {
+            /// Shows the value inline in a notebook (evcxr calls this; see [`crate::notebook`]).
+            pub fn evcxr_display(&self) {
+                emit(&self.bundle());
+            }
+        }
+    )*};
+}
+
+evcxr_display!(DriftMatrix, Summary, TemporalEffects, Curve, Figure, Table);
+
+/// An SVG figure, shown as an image.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figure {
+    svg: String,
+}
+
+impl Figure {
+    /// Wraps an SVG document, e.g. one of [`crate::report::figures`]'s functions returned.
+    pub fn new(svg: String) -> Figure {
+        Figure { svg }
+    }
+
+    /// The SVG document.
+    pub fn svg(&self) -> &str {
+        &self.svg
+    }
+
+    /// The heatmap of `grid` (a seed mean or a cohort mean) with its own colour scale: the
+    /// 5th to the 95th percentile of its cells, reversed for lower-is-better metrics.
+    pub fn heatmap(grid: &Grid, slices: &[String], metric: Metric, title: &str) -> Result<Figure> {
+        let scale = Scale::shared_sequential(&[grid])
+            .ok_or_else(|| Error::Invalid(format!("heatmap {title:?}: no filled cell")))?;
+        let opts = HeatmapOptions {
+            title: (!title.is_empty()).then(|| title.to_string()),
+            direction: metric.direction(),
+            value_label: metric.name().to_string(),
+        };
+        figures::heatmap(grid, slices, scale, &opts).map(Figure::new)
+    }
+
+    /// The heatmap of a deviation grid (`analysis::deviation`, a model minus the cohort
+    /// mean) on a diverging scale symmetric around zero.
+    pub fn deviation(
+        grid: &Grid,
+        slices: &[String],
+        metric: Metric,
+        title: &str,
+    ) -> Result<Figure> {
+        let scale = Scale::shared_diverging(&[grid])
+            .ok_or_else(|| Error::Invalid(format!("deviation {title:?}: no filled cell")))?;
+        // An all-zero deviation (a cohort of one) still needs a non-empty range.
+        let scale = match scale {
+            Scale::Diverging { max_abs } if max_abs <= 0.0 => Scale::Diverging { max_abs: 1e-9 },
+            s => s,
+        };
+        let opts = HeatmapOptions {
+            title: (!title.is_empty()).then(|| title.to_string()),
+            direction: metric.direction(),
+            value_label: format!("Δ {} from the cohort mean", metric.name()),
+        };
+        figures::heatmap(grid, slices, scale, &opts).map(Figure::new)
+    }
+
+    /// Forgetting curves (mean ± std over seeds where known) in one chart.
+    pub fn curves(curves: &[Curve], metric: Metric, title: &str) -> Result<Figure> {
+        let opts = CurveOptions {
+            title: (!title.is_empty()).then(|| title.to_string()),
+            y_label: metric.name().to_string(),
+            std_band: true,
+        };
+        figures::forgetting_curves(curves, &opts).map(Figure::new)
+    }
+
+    /// What [`Figure::evcxr_display`] sends.
+    pub fn bundle(&self) -> Bundle {
+        vec![("image/svg+xml", self.svg.clone())]
+    }
+}
+
+/// A table of text cells, shown as HTML.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    caption: String,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// A table with a caption (may be empty), a header and rows as long as the header.
+    pub fn new(caption: &str, header: &[&str], rows: Vec<Vec<String>>) -> Result<Table> {
+        if let Some((i, row)) = rows
+            .iter()
+            .enumerate()
+            .find(|(_, r)| r.len() != header.len())
+        {
+            return Err(Error::Invalid(format!(
+                "table {caption:?}: row {i} has {} cells, the header {}",
+                row.len(),
+                header.len()
+            )));
+        }
+        Ok(Table {
+            caption: caption.to_string(),
+            header: header.iter().map(|h| h.to_string()).collect(),
+            rows,
+        })
+    }
+
+    /// The rows.
+    pub fn rows(&self) -> &[Vec<String>] {
+        &self.rows
+    }
+
+    /// The table as an HTML `<table>`, cells escaped.
+    pub fn html(&self) -> String {
+        let mut s = String::from("<table>");
+        if !self.caption.is_empty() {
+            let _ = write!(s, "<caption>{}</caption>", escape(&self.caption));
+        }
+        s.push_str("<thead><tr>");
+        for h in &self.header {
+            let _ = write!(s, "<th>{}</th>", escape(h));
+        }
+        s.push_str("</tr></thead><tbody>");
+        for row in &self.rows {
+            s.push_str("<tr>");
+            for c in row {
+                let _ = write!(s, "<td>{}</td>", escape(c));
+            }
+            s.push_str("</tr>");
+        }
+        s.push_str("</tbody></table>");
+        s
+    }
+
+    /// The table as aligned plain text.
+    pub fn text(&self) -> String {
+        let cols = self.header.len();
+        let width = |j: usize| {
+            std::iter::once(&self.header[j])
+                .chain(self.rows.iter().map(|r| &r[j]))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        };
+        let widths: Vec<usize> = (0..cols).map(width).collect();
+        let line = |cells: &[String]| {
+            let padded: Vec<String> = cells
+                .iter()
+                .zip(&widths)
+                .map(|(c, w)| format!("{c:>w$}"))
+                .collect();
+            padded.join("  ").trim_end().to_string()
+        };
+        let mut s = String::new();
+        if !self.caption.is_empty() {
+            let _ = writeln!(s, "{}", self.caption);
+        }
+        let _ = writeln!(s, "{}", line(&self.header));
+        for row in &self.rows {
+            let _ = writeln!(s, "{}", line(row));
+        }
+        s.trim_end().to_string()
+    }
+
+    /// What [`Table::evcxr_display`] sends.
+    pub fn bundle(&self) -> Bundle {
+        vec![("text/html", self.html()), ("text/plain", self.text())]
+    }
+}
+
+/// `v` with `decimals` decimals, `–` when there is none.
+pub fn number(v: Option<f64>, decimals: usize) -> String {
+    match v {
+        Some(v) => figures::number(v, decimals),
+        None => "–".to_string(),
+    }
+}
+
+/// A p-value: three decimals, or `< 0.001`.
+pub fn p_value(p: Option<f64>) -> String {
+    match p {
+        Some(p) if p < 0.001 => "< 0.001".to_string(),
+        p => number(p, 3),
+    }
+}
+
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The `<svg>` element of an SVG document, to inline in HTML.
+fn inline_svg(svg: &str) -> &str {
+    svg.find("<svg").map_or(svg, |at| &svg[at..])
+}
+
+fn html_block(parts: &[String]) -> String {
+    format!("<div class=\"drift\">{}</div>", parts.concat())
+}
+
+fn seeds_text(seeds: &[u64]) -> String {
+    let seeds: Vec<String> = seeds.iter().map(u64::to_string).collect();
+    seeds.join(", ")
+}
+
+impl DriftMatrix {
+    /// The seed-mean cells as a compact table: one row per cutoff (trained through), one
+    /// column per evaluation slice, three decimals, `·` for an empty cell.
+    pub fn table(&self) -> Table {
+        let mean = self.mean();
+        let mut header = vec!["trained through ↓ / evaluated on →"];
+        header.extend(self.slices().iter().map(String::as_str));
+        let rows = mean
+            .rows()
+            .zip(self.slices())
+            .map(|(row, label)| {
+                std::iter::once(label.clone())
+                    .chain(
+                        row.iter()
+                            .map(|v| v.map_or("·".into(), |v| figures::number(v, 3))),
+                    )
+                    .collect()
+            })
+            .collect();
+        let caption = format!(
+            "{} over {} slices, mean over seeds {}",
+            self.metric().name(),
+            self.k(),
+            seeds_text(self.seeds())
+        );
+        Table::new(&caption, &header, rows).expect("every row has one cell per slice")
+    }
+
+    /// What [`DriftMatrix::evcxr_display`] sends: the heatmap of the seed mean and
+    /// [`DriftMatrix::table`].
+    pub fn bundle(&self) -> Bundle {
+        let table = self.table();
+        let mut bundle = Vec::new();
+        match Figure::heatmap(&self.mean(), self.slices(), self.metric(), "") {
+            Ok(figure) => {
+                bundle.push((
+                    "text/html",
+                    html_block(&[inline_svg(figure.svg()).to_string(), table.html()]),
+                ));
+                bundle.push(("image/svg+xml", figure.svg));
+            }
+            // An empty matrix has no picture; its table says so.
+            Err(_) => bundle.push(("text/html", table.html())),
+        }
+        bundle.push(("text/plain", table.text()));
+        bundle
+    }
+}
+
+/// The four Agarwal & Nenkova scores as a table.
+fn effects_table(caption: &str, effects: &TemporalEffects) -> Table {
+    let row = |name: &str, formula: &str, s: &TemporalScore| {
+        vec![
+            name.to_string(),
+            formula.to_string(),
+            number(s.score, 4),
+            p_value(s.p_value),
+            s.n.to_string(),
+            number(s.min, 4),
+            number(s.max, 4),
+        ]
+    };
+    let rows = vec![
+        row(
+            "deterioration, consecutive",
+            "M_i^j − M_i^(j−1)",
+            &effects.deterioration_consecutive,
+        ),
+        row(
+            "deterioration, anchor",
+            "M_i^j − M_i^(i+1)",
+            &effects.deterioration_anchor,
+        ),
+        row(
+            "adaptation, consecutive",
+            "M_i^j − M_(i−1)^j",
+            &effects.adaptation_consecutive,
+        ),
+        row(
+            "adaptation, anchor",
+            "M_i^j − M_s^j",
+            &effects.adaptation_anchor,
+        ),
+    ];
+    let header = [
+        "score",
+        "difference",
+        "mean",
+        "Wilcoxon p",
+        "n",
+        "min over seeds",
+        "max over seeds",
+    ];
+    Table::new(caption, &header, rows).expect("seven cells per row")
+}
+
+impl TemporalEffects {
+    /// The four scores as a [`Table`].
+    pub fn table(&self) -> Table {
+        effects_table("Agarwal & Nenkova scores on the seed mean", self)
+    }
+
+    /// What [`TemporalEffects::evcxr_display`] sends.
+    pub fn bundle(&self) -> Bundle {
+        self.table().bundle()
+    }
+}
+
+impl Summary {
+    /// ID, future and decay of the whole matrix.
+    pub fn overall(&self) -> Table {
+        let first_last = match (self.slices.first(), self.slices.last()) {
+            (Some(a), Some(b)) => format!("{a} – {b}"),
+            _ => String::new(),
+        };
+        let caption = format!(
+            "{} over {} slices ({first_last}), seeds {}",
+            self.metric.name(),
+            self.slices.len(),
+            seeds_text(&self.seeds)
+        );
+        let row = vec![
+            number(self.id, 4),
+            number(self.future, 4),
+            number(self.decay, 4),
+        ];
+        Table::new(&caption, &["ID", "future", "decay"], vec![row]).expect("three cells")
+    }
+
+    /// ID, future and decay of each cutoff's row.
+    pub fn cutoffs(&self) -> Table {
+        let rows = self
+            .per_cutoff
+            .iter()
+            .map(|c| {
+                vec![
+                    c.slice.clone(),
+                    number(c.row.scores.id, 4),
+                    number(c.row.scores.future, 4),
+                    number(c.row.scores.decay, 4),
+                ]
+            })
+            .collect();
+        Table::new(
+            "per cutoff (trained through the slice)",
+            &["cutoff", "ID", "future", "decay"],
+            rows,
+        )
+        .expect("four cells")
+    }
+
+    /// The four Agarwal & Nenkova scores.
+    pub fn effects(&self) -> Table {
+        effects_table(
+            "Agarwal & Nenkova scores on the seed mean",
+            &TemporalEffects {
+                deterioration_consecutive: self.deterioration_consecutive,
+                deterioration_anchor: self.deterioration_anchor,
+                adaptation_consecutive: self.adaptation_consecutive,
+                adaptation_anchor: self.adaptation_anchor,
+            },
+        )
+    }
+
+    /// What [`Summary::evcxr_display`] sends.
+    pub fn bundle(&self) -> Bundle {
+        let tables = [self.overall(), self.effects(), self.cutoffs()];
+        let html: Vec<String> = tables.iter().map(Table::html).collect();
+        let text: Vec<String> = tables.iter().map(Table::text).collect();
+        vec![
+            ("text/html", html_block(&html)),
+            ("text/plain", text.join("\n\n")),
+        ]
+    }
+}
+
+impl Curve {
+    /// What [`Curve::evcxr_display`] sends: the chart of this one curve, or its points as
+    /// text when it has none to draw.
+    pub fn bundle(&self) -> Bundle {
+        let opts = CurveOptions {
+            title: Some(self.label.clone()),
+            y_label: String::new(),
+            std_band: true,
+        };
+        let text = self
+            .points
+            .iter()
+            .map(|p| format!("lag {}: {}", p.lag, figures::number(p.mean, 4)))
+            .collect::<Vec<_>>()
+            .join("\n");
+        match figures::forgetting_curves(std::slice::from_ref(self), &opts) {
+            Ok(svg) => vec![("image/svg+xml", svg), ("text/plain", text)],
+            Err(_) => vec![("text/plain", text)],
+        }
+    }
+}
