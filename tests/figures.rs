@@ -430,6 +430,37 @@ fn temporal_effects_fill_the_significant_dots() {
         .filter(|l| l.starts_with("<circle") && l.contains(&format!("fill=\"{blue}\"")))
         .count();
     assert_eq!(filled, 4, "{svg}");
+    // Every dot and bar lies inside its panel's frame, the outermost ones too.
+    let frames: Vec<(i32, i32)> = svg
+        .lines()
+        .filter(|l| l.starts_with("<rect") && l.contains("fill=\"none\""))
+        .map(|l| (attr(l, "x"), attr(l, "x") + attr(l, "width")))
+        .collect();
+    assert_eq!(frames.len(), 4);
+    let mut xs: Vec<(i32, i32)> = svg
+        .lines()
+        .filter(|l| l.starts_with("<circle"))
+        .map(|l| (attr(l, "cx") - attr(l, "r"), attr(l, "cx") + attr(l, "r")))
+        .collect();
+    xs.extend(
+        svg.lines()
+            .filter(|l| l.contains("stroke-width=\"2\" points="))
+            .map(|l| {
+                let points = l.split("points=\"").nth(1).unwrap();
+                let points = points.split('"').next().unwrap();
+                let x: Vec<i32> = points
+                    .split_whitespace()
+                    .map(|p| p.split(',').next().unwrap().parse().unwrap())
+                    .collect();
+                (x[0], x[1])
+            }),
+    );
+    for (a, b) in xs {
+        assert!(
+            frames.iter().any(|(l, r)| *l < a && b < *r),
+            "{a}..{b} is outside every panel {frames:?}"
+        );
+    }
     // On the ×100 scale the values span -6 to 5: ticks at -5, 0, 5 in each of 4 panels.
     assert_eq!(count(&svg, ">\n-5\n</text>"), 4, "{svg}");
     assert_eq!(count(&svg, ">\n5\n</text>"), 4, "{svg}");

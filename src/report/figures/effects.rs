@@ -56,6 +56,9 @@ pub fn temporal_effects(
     }
     let lo = values.iter().copied().fold(0.0, f64::min);
     let hi = values.iter().copied().fold(0.0, f64::max);
+    // A margin, so the outermost dot and bar end are drawn inside the panel frame.
+    let pad = 0.06 * (hi - lo);
+    let (lo, hi) = (lo - pad, hi + pad);
     let (ticks, decimals) = nice_ticks(lo, hi, 4);
     let lo = ticks.first().copied().unwrap_or(lo).min(lo);
     let hi = ticks.last().copied().unwrap_or(hi).max(hi);
