@@ -154,6 +154,7 @@ def main():
     if not paths:
         sys.exit("run-notebooks: no notebooks under notebooks/")
     failed = []
+    counts = {}
     started = time.monotonic()
     for path in paths:
         path = path.resolve()
@@ -165,10 +166,16 @@ def main():
         status, message = run(path, args)
         seconds = time.monotonic() - t0
         print(f"run-notebooks: {label}: {status} in {seconds:.1f} s: {message}", flush=True)
+        counts[status] = counts.get(status, 0) + 1
         if status == "failed":
             failed.append(label)
     total = time.monotonic() - started
-    print(f"run-notebooks: {len(paths)} notebooks in {total:.1f} s; executed copies in {args.out}")
+    plural = "" if len(paths) == 1 else "s"
+    tally = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    print(
+        f"run-notebooks: {len(paths)} notebook{plural} ({tally}) in {total:.1f} s; "
+        f"executed copies in {args.out}"
+    )
     if failed:
         print(f"run-notebooks: FAILED: {', '.join(failed)}", file=sys.stderr)
         sys.exit(1)
