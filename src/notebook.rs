@@ -96,13 +96,9 @@ impl Figure {
         metric: Metric,
         title: &str,
     ) -> Result<Figure> {
+        // An all-zero deviation (a cohort of one) is fine: `Scale::range` widens it.
         let scale = Scale::shared_diverging(&[grid])
             .ok_or_else(|| Error::Invalid(format!("deviation {title:?}: no filled cell")))?;
-        // An all-zero deviation (a cohort of one) still needs a non-empty range.
-        let scale = match scale {
-            Scale::Diverging { max_abs } if max_abs <= 0.0 => Scale::Diverging { max_abs: 1e-9 },
-            s => s,
-        };
         let opts = HeatmapOptions {
             title: (!title.is_empty()).then(|| title.to_string()),
             direction: metric.direction(),
