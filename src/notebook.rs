@@ -310,7 +310,7 @@ impl DriftMatrix {
 }
 
 /// The four Agarwal & Nenkova scores as a table.
-fn effects_table(caption: &str, effects: &TemporalEffects) -> Table {
+fn effects_table(effects: &TemporalEffects) -> Table {
     let row = |name: &str, formula: &str, s: &TemporalScore| {
         vec![
             name.to_string(),
@@ -353,13 +353,14 @@ fn effects_table(caption: &str, effects: &TemporalEffects) -> Table {
         "min over seeds",
         "max over seeds",
     ];
-    Table::new(caption, &header, rows).expect("seven cells per row")
+    Table::new("Agarwal & Nenkova scores on the seed mean", &header, rows)
+        .expect("seven cells per row")
 }
 
 impl TemporalEffects {
     /// The four scores as a [`Table`].
     pub fn table(&self) -> Table {
-        effects_table("Agarwal & Nenkova scores on the seed mean", self)
+        effects_table(self)
     }
 
     /// What [`TemporalEffects::evcxr_display`] sends.
@@ -413,15 +414,12 @@ impl Summary {
 
     /// The four Agarwal & Nenkova scores.
     pub fn effects(&self) -> Table {
-        effects_table(
-            "Agarwal & Nenkova scores on the seed mean",
-            &TemporalEffects {
-                deterioration_consecutive: self.deterioration_consecutive,
-                deterioration_anchor: self.deterioration_anchor,
-                adaptation_consecutive: self.adaptation_consecutive,
-                adaptation_anchor: self.adaptation_anchor,
-            },
-        )
+        effects_table(&TemporalEffects {
+            deterioration_consecutive: self.deterioration_consecutive,
+            deterioration_anchor: self.deterioration_anchor,
+            adaptation_consecutive: self.adaptation_consecutive,
+            adaptation_anchor: self.adaptation_anchor,
+        })
     }
 
     /// What [`Summary::evcxr_display`] sends.
