@@ -11,7 +11,7 @@ fn main() {
     match std::env::var("DEP_TCH_LIBTORCH_LIB") {
         Ok(lib) => {
             println!("cargo:rustc-link-arg=-Wl,-rpath,{lib}");
-            // Where `libtorch_cuda.so` is, for loading it on demand (see src/train/device.rs).
+            // Where `libtorch_cuda.so` is, for loading it on demand (see src/device.rs).
             println!("cargo:rustc-env=DRIFT_LIBTORCH_LIB={lib}");
         }
         Err(_) => println!(

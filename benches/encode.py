@@ -18,7 +18,7 @@ greeting {"torch": version, "sentence_transformers": version, "threads": n}:
 
 By hand, with the texts as a JSON list of strings: prints {"seconds": [one per rep]}:
 
-    py="$(scripts/venv-pins ~/.cache/drift/torch-python-venv torch==2.13.0 ...)"
+    py="$(scripts/venv-pins --set encoder-peer)"
     "$py" benches/encode.py --wheel WHEEL --texts texts.json --threads 1 --reps 5
 """
 

@@ -43,16 +43,6 @@ use common::{Result, Server, median};
 const COSINE_TOLERANCE: f64 = 1e-4;
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/encode.py");
 const VENV_PINS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/venv-pins");
-/// The venv and pins of `scripts/make-fixtures` for scripts/encoder_fixtures.py.
-const PINS: &[&str] = &[
-    "torch==2.13.0",
-    "numpy==2.4.6",
-    "sentence-transformers==6.2.0",
-    "transformers==5.23.0",
-    "tokenizers==0.23.3",
-    "huggingface-hub==2.4.0",
-    "safetensors==0.8.0",
-];
 
 /// drift's MiniLM against sentence-transformers, in sentences/s (details: the header of
 /// benches/encode.rs).
@@ -254,15 +244,9 @@ fn encoder_python() -> Result<String> {
     if let Ok(python) = std::env::var("DRIFT_ENCODER_PYTHON") {
         return Ok(python);
     }
-    let cache = std::env::var("DRIFT_CACHE").unwrap_or_else(|_| {
-        format!(
-            "{}/.cache/drift",
-            std::env::var("HOME").unwrap_or_else(|_| ".".into())
-        )
-    });
+    // The set of scripts/pins that scripts/make-fixtures uses for encoder_fixtures.py.
     let out = Command::new(VENV_PINS)
-        .arg(format!("{cache}/torch-python-venv"))
-        .args(PINS)
+        .args(["--set", "encoder-peer"])
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("running {VENV_PINS}: {e}"))?;
@@ -298,7 +282,7 @@ fn run() -> Result<()> {
     let options = Options::parse()?;
     let wait_policy = common::ensure_wait_policy("encode")?;
     tch::set_num_threads(options.threads);
-    let cache = drift::data::cache_dir();
+    let cache = drift::packages::cache_dir();
     let bert = Bert::from_package(&cache)?;
     let texts = texts(options.texts);
     let tokens: usize = bert

@@ -7,10 +7,10 @@
 
 use std::time::Instant;
 
+use drift::device::{self, DeviceChoice};
 use drift::models::{self, Input, InputShape, ModelConfig};
-use drift::preset::{Loss, Optimizer, TrainConfig};
-use drift::train::device::{self, DeviceChoice};
 use drift::train::{self, Job, loss};
+use drift::train::{Loss, Optimizer, TrainConfig};
 use tch::nn::OptimizerConfig;
 use tch::{Device, Kind, Tensor};
 

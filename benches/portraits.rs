@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use drift::data::{self, Inputs};
-use drift::preset::{DataOptions, DataSpec};
+use drift::data::{DataOptions, DataSpec};
 
 const REPEATS: usize = 5;
 

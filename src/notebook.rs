@@ -23,7 +23,7 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 
-use crate::analysis::{Summary, TemporalEffects, TemporalScore};
+use crate::analysis::{SCORES, Summary, TemporalEffects, TemporalScore};
 use crate::matrix::{DriftMatrix, Grid};
 use crate::metrics::Metric;
 use crate::report::figures::{self, Curve, CurveOptions, HeatmapOptions, Scale};
@@ -322,28 +322,11 @@ fn effects_table(effects: &TemporalEffects) -> Table {
             number(s.max, 4),
         ]
     };
-    let rows = vec![
-        row(
-            "deterioration, consecutive",
-            "M_i^j − M_i^(j−1)",
-            &effects.deterioration_consecutive,
-        ),
-        row(
-            "deterioration, anchor",
-            "M_i^j − M_i^(i+1)",
-            &effects.deterioration_anchor,
-        ),
-        row(
-            "adaptation, consecutive",
-            "M_i^j − M_(i−1)^j",
-            &effects.adaptation_consecutive,
-        ),
-        row(
-            "adaptation, anchor",
-            "M_i^j − M_s^j",
-            &effects.adaptation_anchor,
-        ),
-    ];
+    let rows = SCORES
+        .iter()
+        .zip(effects.all())
+        .map(|((name, formula), score)| row(name, formula, &score))
+        .collect();
     let header = [
         "score",
         "difference",
@@ -414,12 +397,7 @@ impl Summary {
 
     /// The four Agarwal & Nenkova scores.
     pub fn effects(&self) -> Table {
-        effects_table(&TemporalEffects {
-            deterioration_consecutive: self.deterioration_consecutive,
-            deterioration_anchor: self.deterioration_anchor,
-            adaptation_consecutive: self.adaptation_consecutive,
-            adaptation_anchor: self.adaptation_anchor,
-        })
+        effects_table(&self.effects)
     }
 
     /// What [`Summary::evcxr_display`] sends.

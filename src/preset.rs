@@ -11,77 +11,14 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::data::{DataOptions, DataSpec};
 use crate::metrics::Metric;
 use crate::slices::{Regime, Scheme, SlicingConfig, SplitConfig, Stratify, Timestamp};
+use crate::train::{Loss, Optimizer, TrainConfig};
 use crate::{Error, Result};
 
 /// The only schema version this crate reads.
 pub const SCHEMA: u32 = 1;
-
-/// `[data.options]`: option name to a TOML number, string or boolean.
-pub type DataOptions = std::collections::BTreeMap<String, serde_json::Value>;
-
-/// Where a preset's rows come from.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum DataSpec {
-    /// A named data source (e.g. `synthetic-portraits`, `sotu`).
-    Source(String),
-    /// A file or folder in one of the supported formats.
-    Path(PathBuf),
-}
-
-/// The optimiser.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Optimizer {
-    /// Adam.
-    Adam,
-    /// AdamW (decoupled weight decay).
-    Adamw,
-}
-
-/// The training loss.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Loss {
-    /// Softmax cross-entropy over class logits.
-    CrossEntropy,
-    /// BCE with logits, `pos_weight_c = neg_c / pos_c` (multi-label).
-    WeightedBce,
-    /// MSE weighted by `w_r = n / n_r` per target value (regression).
-    WeightedMse,
-}
-
-impl Loss {
-    /// Whether a model trained with this loss yields what `metric` is computed from.
-    pub fn supports(self, metric: Metric) -> bool {
-        match self {
-            Loss::CrossEntropy => !metric.is_regression(),
-            Loss::WeightedBce => metric == Metric::MacroAuc,
-            Loss::WeightedMse => metric.is_regression(),
-        }
-    }
-}
-
-/// Optimiser and schedule of one model.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TrainConfig {
-    /// The optimiser.
-    pub optimizer: Optimizer,
-    /// Learning rate.
-    pub learning_rate: f64,
-    /// Weight decay (0 for none).
-    pub weight_decay: f64,
-    /// Gradient-norm clipping threshold, if any.
-    pub grad_clip: Option<f64>,
-    /// Mini-batch size.
-    pub batch_size: u64,
-    /// Fixed number of epochs; the final checkpoint is kept.
-    pub epochs: u64,
-    /// The loss.
-    pub loss: Loss,
-}
 
 /// One model of a preset with its resolved training settings.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -188,7 +125,7 @@ impl Preset {
 
     /// SHA-256 (hex) of the canonical JSON form.
     pub fn content_hash(&self) -> String {
-        crate::sha256_hex(&serde_json::to_vec(self).expect("a preset serialises"))
+        crate::checksum::sha256_hex(&serde_json::to_vec(self).expect("a preset serialises"))
     }
 }
 
@@ -414,7 +351,10 @@ impl RawPreset {
             ));
         }
         let data = match (self.data.source, self.data.path) {
-            (Some(source), None) => DataSpec::Source(source.0),
+            (Some(source), None) => {
+                crate::data::source(&source.0).map_err(|e| format!("data.source: {e}"))?;
+                DataSpec::Source(source.0)
+            }
             (None, Some(path)) if !path.is_empty() => DataSpec::Path(path.into()),
             (None, Some(_)) => return Err("data.path: must not be empty".into()),
             _ => return Err("data: give exactly one of source and path".into()),

@@ -19,19 +19,19 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
-use crate::artifacts::{
-    self, CodeVersion, PresetRef, Provenance, RunArtifact, WallTimes, write_atomic,
-};
-use crate::data::{self, Dataset, Inputs};
+use crate::artifacts::{self, CodeVersion, PresetRef, Provenance, RunArtifact, WallTimes};
+use crate::checksum::sha256_hex;
+use crate::data::{Dataset, Inputs};
+use crate::device::{self, DeviceChoice};
 use crate::eval;
+use crate::files::write_atomic;
 use crate::matrix::Grid;
 use crate::models::{self, InputShape, ModelConfig};
 use crate::preset::{LoadedPreset, ModelSpec, Preset};
 use crate::slices::{SliceSplit, Timeline, downsample_slices, slice_rows, split_slice};
 use crate::train::checkpoint::{self, CheckpointId};
-use crate::train::device::{self, DeviceChoice};
 use crate::train::{self, DataTensors, Job, loss::LossFn};
-use crate::{Error, Result, sha256_hex};
+use crate::{Error, Result};
 
 /// Rows per evaluation batch.
 const EVAL_BATCH: usize = 256;
@@ -165,7 +165,7 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
     // Threads first: loading may build an encoder cache, whose bytes depend on them.
     device::set_threads(options.threads)?;
     let base = loaded.path.parent().unwrap_or(Path::new("."));
-    let data = data::load(&preset.data, &preset.data_options, base)?;
+    let data = crate::text::load(&preset.data, &preset.data_options, base)?;
     let config = model_config(&data)?;
     for spec in &specs {
         let info = models::info(&spec.key)?;

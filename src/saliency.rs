@@ -10,17 +10,16 @@
 //! A map is saved as `<run folder>/saliency/<cutoff>-on-<slice>.json` (one line per map
 //! row), and `saliency/SHA256SUMS` lists every map, so [`load`] detects a damaged file.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::artifacts::write_atomic;
-use crate::{Error, Result, sha256_hex};
+use crate::checksum::{SUMS, Sums};
+use crate::files::write_atomic;
+use crate::{Error, Result};
 
 /// The saliency artifact schema version.
 pub const SCHEMA: u32 = 1;
-const SUMS: &str = "SHA256SUMS";
 
 /// One saliency map.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -97,13 +96,14 @@ pub fn save(run_dir: &Path, map: &SaliencyMap) -> Result<PathBuf> {
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let path = dir.join(map.file_name());
     let text = map.to_text();
-    let mut sums = read_sums(&dir)?;
+    let sums_path = dir.join(SUMS);
+    let mut sums = Sums::read_or_empty(&sums_path)?;
     // Drop the entry first so a crash between the two writes is seen as damage.
     sums.remove(&map.file_name());
-    write_sums(&dir, &sums)?;
+    sums.write(&sums_path)?;
     write_atomic(&path, text.as_bytes())?;
-    sums.insert(map.file_name(), sha256_hex(text.as_bytes()));
-    write_sums(&dir, &sums)?;
+    sums.add(map.file_name(), text.as_bytes());
+    sums.write(&sums_path)?;
     Ok(path)
 }
 
@@ -119,16 +119,11 @@ pub fn load(path: &Path) -> Result<SaliencyMap> {
         .and_then(|n| n.to_str())
         .ok_or_else(|| fail("not a file name".into()))?;
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let sums = read_sums(dir)?;
-    let recorded = sums
-        .get(name)
-        .ok_or_else(|| fail(format!("not listed in {SUMS}: unfinished or foreign")))?;
-    let actual = sha256_hex(&bytes);
-    if &actual != recorded {
-        return Err(fail(format!(
-            "its sha256 {actual} is not the {recorded} recorded in {SUMS}"
-        )));
+    let sums = Sums::read_or_empty(&dir.join(SUMS))?;
+    if sums.get(name).is_none() {
+        return Err(fail(format!("not listed in {SUMS}: unfinished or foreign")));
     }
+    sums.verify(name, &bytes, SUMS).map_err(fail)?;
     let map: SaliencyMap = serde_json::from_slice(&bytes).map_err(|e| fail(e.to_string()))?;
     if map.schema != SCHEMA {
         return Err(fail(format!("schema {} is not {SCHEMA}", map.schema)));
@@ -150,31 +145,6 @@ pub fn load(path: &Path) -> Result<SaliencyMap> {
     Ok(map)
 }
 
-fn read_sums(dir: &Path) -> Result<BTreeMap<String, String>> {
-    let path = dir.join(SUMS);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
-        Err(e) => return Err(Error::io(&path, e)),
-    };
-    text.lines()
-        .enumerate()
-        .map(|(n, line)| {
-            line.split_once("  ")
-                .map(|(h, f)| (f.to_string(), h.to_string()))
-                .ok_or_else(|| Error::Artifact {
-                    path: path.clone(),
-                    message: format!("line {}: expected \"<sha256>  <file>\"", n + 1),
-                })
-        })
-        .collect()
-}
-
-fn write_sums(dir: &Path, sums: &BTreeMap<String, String>) -> Result<()> {
-    let text: String = sums.iter().map(|(f, h)| format!("{h}  {f}\n")).collect();
-    write_atomic(&dir.join(SUMS), text.as_bytes())
-}
-
 #[cfg(feature = "torch")]
 pub use self::torch::*;
 
@@ -186,12 +156,13 @@ mod torch {
 
     use super::{SCHEMA, SaliencyMap};
     use crate::artifacts::{Provenance, load_run};
-    use crate::data::{self, Targets};
+    use crate::data::Targets;
+    use crate::device;
     use crate::models::{Input, Model};
     use crate::preset::Preset;
     use crate::run::{model_config, plan};
     use crate::train::checkpoint::{self, CheckpointId};
-    use crate::train::{self, DataTensors, Job, device};
+    use crate::train::{self, DataTensors, Job};
     use crate::{Error, Result};
 
     /// The mean normalised saliency `[H, W]` of `images` `[N, C, H, W]` for their
@@ -249,7 +220,7 @@ mod torch {
             )));
         }
         let base = preset_path.parent().unwrap_or(Path::new("."));
-        let data = data::load(&loaded.preset.data, &loaded.preset.data_options, base)?;
+        let data = crate::text::load(&loaded.preset.data, &loaded.preset.data_options, base)?;
         if data.source.sha256 != p.data.sha256 {
             return Err(Error::Invalid(format!(
                 "data {}: its hash {} is not the {} the run was made with",

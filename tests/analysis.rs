@@ -799,13 +799,13 @@ fn summarize_computes_scores_on_the_per_cell_seed_mean() {
     assert_eq!(s.forgetting[2].std, None);
     // Deterioration consecutive on the mean: (0,2)-(0,1) = .5-.6 = -.1, n 1; per seed only
     // seed 0 has it (.5-.7 = -.2), so min = max = -.2.
-    let d = s.deterioration_consecutive;
+    let d = s.effects.deterioration_consecutive;
     assert_eq!(d.n, 1);
     assert_opt(d.score, Some(-0.1));
     assert_opt(d.min, Some(-0.2));
     assert_opt(d.max, Some(-0.2));
     // Adaptation consecutive on the mean: (1,2)-(0,2) = .5-.5 = 0; seed 0: .6-.5 = .1.
-    let a = s.adaptation_consecutive;
+    let a = s.effects.adaptation_consecutive;
     assert_eq!(a.n, 1);
     assert_opt(a.score, Some(0.0));
     assert_opt(a.min, Some(0.1));

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use drift::artifacts::{
     Provenance, RunArtifact, WallTimes, find_runs, load_all, load_run, run_dir, write_run,
 };
-use drift::{Grid, Metric, sha256_hex};
+use drift::checksum::sha256_hex;
+use drift::{Grid, Metric};
 
-mod common;
-use common::provenance;
+use crate::support::provenance;
 
 /// Three slices; cell (2, 0) is empty. Values include ones without a short decimal form.
 fn run(model: &str, seed: u64) -> RunArtifact {
@@ -446,7 +446,7 @@ fn a_missing_or_malformed_file_is_named() {
     let message = load_error(&dir);
     assert_eq!(
         about(&message, &dir, "SHA256SUMS"),
-        "line 1: expected \"<sha256>  <file>\""
+        "line 1: expected \"<sha256>  <path>\" (64 lower-case hex digits, two spaces, a path)"
     );
 }
 

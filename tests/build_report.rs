@@ -7,9 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use drift::artifacts::{
-    CodeVersion, DataSource, PresetRef, Provenance, RunArtifact, WallTimes, write_run,
-};
+use drift::artifacts::{CodeVersion, PresetRef, Provenance, RunArtifact, WallTimes, write_run};
+use drift::data::DataSource;
 use drift::saliency::SaliencyMap;
 
 /// Two models, two seeds, four slices of one study.
@@ -62,11 +61,7 @@ fn study(root: &Path) {
                     seed,
                     metric: drift::Metric::Accuracy,
                     code: CodeVersion::current(),
-                    data: DataSource {
-                        name: "toy-images".into(),
-                        version: "1".into(),
-                        sha256: "2".repeat(64),
-                    },
+                    data: DataSource::new("toy-images", "1", "2".repeat(64)),
                     device: "cpu".into(),
                     threads: 1,
                 },

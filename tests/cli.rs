@@ -3,23 +3,17 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
+use crate::support::{stderr, stdout};
+
 fn drift(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_drift"))
+    crate::support::drift()
         .args(args)
         .output()
         .expect("the drift binary runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).unwrap()
 }
 
 /// Runs `drift args`, expecting success, and returns stdout.
@@ -438,9 +432,8 @@ fn presets_check_reports_good_and_bad_presets() {
 }
 
 fn write_run(root: &Path) -> PathBuf {
-    use drift::artifacts::{
-        CodeVersion, DataSource, PresetRef, Provenance, RunArtifact, WallTimes,
-    };
+    use drift::artifacts::{CodeVersion, PresetRef, Provenance, RunArtifact, WallTimes};
+    use drift::data::DataSource;
     let run = RunArtifact {
         slices: vec!["2001".into(), "2002".into()],
         grid: drift::Grid::from_rows(&[vec![Some(0.9), Some(0.7)], vec![None, Some(0.8)]]).unwrap(),
@@ -455,11 +448,7 @@ fn write_run(root: &Path) -> PathBuf {
             seed: 0,
             metric: drift::Metric::Accuracy,
             code: CodeVersion::current(),
-            data: DataSource {
-                name: "synthetic-portraits".into(),
-                version: "1".into(),
-                sha256: "2".repeat(64),
-            },
+            data: DataSource::new("synthetic-portraits", "1", "2".repeat(64)),
             device: "cpu".into(),
             threads: 1,
         },

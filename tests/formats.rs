@@ -5,19 +5,16 @@
 use std::path::{Path, PathBuf};
 
 use drift::data::{self, Dataset, Inputs, Targets};
-use drift::preset::{DataOptions, DataSpec};
+use drift::data::{DataOptions, DataSpec};
 use drift::slices::Timestamp;
 
 fn load(path: &Path, options: &[(&str, serde_json::Value)]) -> drift::Result<Dataset> {
-    let mut options: DataOptions = options
+    let options: DataOptions = options
         .iter()
         .map(|(k, v)| (k.to_string(), v.clone()))
         .collect();
-    // JSON lines give text: keep it as text (the default turns it into token ids).
-    let name = path.to_string_lossy();
-    if name.contains(".json") {
-        options.insert("text".into(), "raw".into());
-    }
+    // JSON lines give text; data::load keeps it as text (drift::text::load turns it
+    // into what models read).
     data::load(
         &DataSpec::Path(path.to_path_buf()),
         &options,
@@ -273,7 +270,7 @@ fn amazon_reviews_filters_and_reads() {
     assert_eq!(data.source.name, "amazon-reviews");
     assert_eq!(
         data.source.sha256,
-        drift::sha256_hex(&std::fs::read(&path).unwrap())
+        drift::checksum::sha256_hex(&std::fs::read(&path).unwrap())
     );
     // Gzipped, and named by the explicit format.
     let gz = dir.path().join("reviews.jsonl.gz");

@@ -4,23 +4,14 @@
 //!
 //! The lookup tests need the package (`drift data fetch glove`); `scripts/test` fetches it.
 
-use std::sync::OnceLock;
-
-use drift::encoders::glove::{self, Glove};
+use drift::encoders::glove;
 use drift::encoders::{self, Encoder, GLOVE, Pooling};
 use serde_json::Value;
 
-fn glove() -> &'static Glove {
-    static GLOVE_: OnceLock<Glove> = OnceLock::new();
-    GLOVE_.get_or_init(|| {
-        Glove::from_package(&drift::data::cache_dir())
-            .unwrap_or_else(|e| panic!("{e} (run `drift data fetch glove`)"))
-    })
-}
+use crate::support::glove;
 
 fn fixture() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/glove.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    crate::support::fixture("glove.json")
 }
 
 fn tokens(text: &str) -> Vec<String> {

@@ -7,10 +7,10 @@
 //! Losses must agree to 1e-6 (absolute, relative above 1), the weight helpers to 1e-12
 //! (relative). The largest error of each kind is printed (`--nocapture`).
 
-use drift::artifacts::DataSource;
+use drift::data::DataSource;
 use drift::data::{Dataset, Inputs, Targets};
-use drift::preset::Loss;
 use drift::slices::Timestamp;
+use drift::train::Loss;
 use drift::train::loss::{
     LossFn, cross_entropy, pos_weights, value_weights, weighted_bce, weighted_mse,
 };
@@ -22,9 +22,7 @@ const LOSS_TOL: f64 = 1e-6;
 const WEIGHT_TOL: f64 = 1e-12;
 
 fn fixture() -> Value {
-    let path = format!("{}/tests/fixtures/losses.json", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap()
+    crate::support::fixture("losses.json")
 }
 
 /// The fixture's cases of one loss (named as in presets), at least `min` of them.
@@ -217,11 +215,7 @@ fn weighted_mse_and_value_weights_match_pytorch() {
 /// from [`DataTensors`] exactly as in training.
 fn dataset(targets: Targets, rows: usize) -> Dataset {
     let data = Dataset {
-        source: DataSource {
-            name: "loss-fixture".into(),
-            version: "1".into(),
-            sha256: "0".repeat(64),
-        },
+        source: DataSource::new("loss-fixture", "1", "0".repeat(64)),
         timestamps: vec![Timestamp(0); rows],
         inputs: Inputs::Embeddings {
             dim: 1,

@@ -6,11 +6,11 @@
 use std::fs;
 use std::path::Path;
 
+use drift::checksum::sha256_hex;
 use drift::report::manifest::{
     Change, Difference, InputChange, Inputs, Kind, Manifest, Reason, check, files_under,
     hash_files, input_key, strays, verify,
 };
-use drift::sha256_hex;
 
 const DIRS: &[&str] = &["figures", "tables", "paper"];
 const MATRIX: &str = "results/smoke/cnn_s/seed-0/matrix.json";

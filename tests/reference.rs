@@ -7,9 +7,7 @@ use drift::metrics::{Predictions, per_class_auc};
 use serde_json::Value;
 
 fn load(name: &str) -> Vec<Value> {
-    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let json: Value = serde_json::from_str(&text).unwrap();
+    let json = crate::support::fixture(name);
     json["cases"].as_array().unwrap().clone()
 }
 

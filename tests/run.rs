@@ -6,17 +6,13 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-const SMOKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/presets/smoke.toml");
+use crate::support::drift;
 
-fn drift() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_drift"));
-    command.current_dir(env!("CARGO_MANIFEST_DIR"));
-    command
-}
+const SMOKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/presets/smoke.toml");
 
 fn run(preset: &str, out: &Path, extra: &[&str]) -> Output {
     drift()

@@ -7,7 +7,9 @@ use drift::slices::{
 
 fn digest(split: &drift::slices::SliceSplit) -> String {
     let join = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
-    drift::sha256_hex(format!("train:{};test:{}", join(&split.train), join(&split.test)).as_bytes())
+    drift::checksum::sha256_hex(
+        format!("train:{};test:{}", join(&split.train), join(&split.test)).as_bytes(),
+    )
 }
 
 /// The exact split of a fixed input, pinned by hash: a change here changes every
@@ -46,9 +48,7 @@ fn split_is_pinned() {
 /// block function from RFC 8439), committed as tests/fixtures/split.json.
 #[test]
 fn split_matches_independent_reference() {
-    let path = format!("{}/tests/fixtures/split.json", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let json = crate::support::fixture("split.json");
     let usizes = |v: &serde_json::Value| -> Vec<usize> {
         let items = v.as_array().unwrap().iter();
         items.map(|x| x.as_u64().unwrap() as usize).collect()

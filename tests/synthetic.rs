@@ -7,7 +7,7 @@ use std::path::Path;
 
 use drift::data::synthetic::{PortraitParams, TextParams, WORDS_PER_CLASS};
 use drift::data::{self, Dataset, Inputs, Options, Targets};
-use drift::preset::{DataOptions, DataSpec};
+use drift::data::{DataOptions, DataSpec};
 use serde_json::{Value, json};
 
 fn options(pairs: &[(&str, Value)]) -> DataOptions {
@@ -571,9 +571,9 @@ fn the_synthetic_presets_options_are_all_read() {
 mod training {
     use drift::analysis::{Summary, summarize};
     use drift::artifacts::load_run;
+    use drift::device::DeviceChoice;
     use drift::preset::Preset;
     use drift::run::{RunOptions, run_preset};
-    use drift::train::device::DeviceChoice;
     use drift::{DriftMatrix, Metric};
 
     /// Trains `mlp_s` (seed 0) once per year, cumulatively, on 8 years of 200 portraits

@@ -5,21 +5,18 @@
 use drift::analysis::wilcoxon;
 use drift::artifacts::{ModelRuns, Provenance, WallTimes};
 use drift::report::tables::{
-    self, Format, ModelListing, Table, compute_table, cutoff_tables, family_table,
-    parse_models_listing, registry_family, robustness, roster, temporal_effects_table, to_csv,
-    to_typst, typst_string,
+    Format, ModelListing, Table, compute_table, cutoff_tables, family_table, parse_models_listing,
+    registry_family, robustness, roster, temporal_effects_table, to_csv, to_typst, typst_string,
 };
 use drift::{DriftMatrix, Grid, Metric};
 use polars::prelude::{Column, DataFrame};
-
-mod common;
 
 const E: Option<f64> = None;
 
 fn provenance(model: &str, seed: u64, device: &str) -> Provenance {
     Provenance {
         device: device.into(),
-        ..common::provenance(model, seed)
+        ..crate::support::provenance(model, seed)
     }
 }
 
@@ -373,7 +370,10 @@ fn temporal_effects_with_p_values_marks_and_seed_range() {
     let t = temporal_effects_table(&runs).unwrap();
     assert_eq!(t.name, "temporal-effects");
     assert_eq!(strs(&t, "model"), names(&["tx_s"; 4]));
-    assert_eq!(strs(&t, "score"), names(&tables::SCORES));
+    assert_eq!(
+        strs(&t, "score"),
+        names(&drift::analysis::SCORES.map(|s| s.0))
+    );
     // With 6 slices every vector has 10 differences.
     assert_eq!(ints(&t, "N"), [Some(10); 4]);
 

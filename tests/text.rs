@@ -3,20 +3,16 @@
 
 use std::path::Path;
 
-use drift::artifacts::DataSource;
-use drift::data::text::{self, TextInput};
+use drift::data::DataOptions;
+use drift::data::DataSource;
 use drift::data::{Dataset, Inputs, Options, Targets};
-use drift::preset::DataOptions;
 use drift::slices::Timestamp;
+use drift::text::{self, TextInput};
 use serde_json::json;
 
 fn dataset(texts: &[&str]) -> Dataset {
     Dataset {
-        source: DataSource {
-            name: "texts".into(),
-            version: "1".into(),
-            sha256: "0".repeat(64),
-        },
+        source: DataSource::new("texts", "1", "0".repeat(64)),
         timestamps: vec![Timestamp(0); texts.len()],
         inputs: Inputs::Text(texts.iter().map(|t| t.to_string()).collect()),
         targets: Targets::Values(vec![1.0; texts.len()]),

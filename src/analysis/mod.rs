@@ -17,7 +17,8 @@ pub use robustness::{
     per_cutoff, robustness, spread_cutoffs,
 };
 pub use temporal_effects::{
-    SalientCells, TemporalEffects, TemporalScore, differences, salient_cells, temporal_effects,
+    SCORES, SalientCells, TemporalEffects, TemporalScore, differences, salient_cells,
+    temporal_effects,
 };
 pub use wilcoxon::{Wilcoxon, wilcoxon};
 
@@ -45,14 +46,9 @@ pub struct Summary {
     pub per_cutoff: Vec<SliceCutoff>,
     /// Forgetting curve per seed, then mean and std over seeds.
     pub forgetting: Vec<ForgettingPoint>,
-    /// Agarwal & Nenkova deterioration, consecutive.
-    pub deterioration_consecutive: TemporalScore,
-    /// Agarwal & Nenkova deterioration, anchor.
-    pub deterioration_anchor: TemporalScore,
-    /// Agarwal & Nenkova adaptation, consecutive.
-    pub adaptation_consecutive: TemporalScore,
-    /// Agarwal & Nenkova adaptation, anchor.
-    pub adaptation_anchor: TemporalScore,
+    /// The four Agarwal & Nenkova scores (their fields sit at this level in JSON).
+    #[serde(flatten)]
+    pub effects: TemporalEffects,
     /// The salient cells on the seed mean.
     pub salient: SalientCells,
 }
@@ -87,10 +83,7 @@ pub fn summarize(matrix: &DriftMatrix) -> Summary {
             })
             .collect(),
         forgetting: forgetting_over_seeds(matrix),
-        deterioration_consecutive: effects.deterioration_consecutive,
-        deterioration_anchor: effects.deterioration_anchor,
-        adaptation_consecutive: effects.adaptation_consecutive,
-        adaptation_anchor: effects.adaptation_anchor,
+        effects,
         salient: salient_cells(&mean),
     }
 }

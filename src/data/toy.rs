@@ -19,8 +19,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::Rng;
 
 use super::{Dataset, Inputs, Targets};
-use crate::artifacts::DataSource;
-use crate::sha256_hex;
+use crate::data::DataSource;
 use crate::slices::{Timestamp, stream};
 
 /// Name of the image generator.
@@ -47,11 +46,7 @@ fn timestamps() -> Vec<Timestamp> {
 }
 
 fn source(name: &str, parts: &[&[u8]]) -> DataSource {
-    DataSource {
-        name: name.into(),
-        version: VERSION.into(),
-        sha256: sha256_hex(&parts.concat()),
-    }
+    DataSource::of_bytes(name, VERSION, &parts.concat())
 }
 
 fn le_bytes<T: Copy, const N: usize>(values: &[T], f: fn(T) -> [u8; N]) -> Vec<u8> {

@@ -26,7 +26,8 @@ use tch::{Device, Kind, Tensor};
 use tokenizers::{Tokenizer, TruncationParams};
 
 use super::{Encoded, Encoder, EncoderId, MINILM, Pooling};
-use crate::{Error, Result, sha256_hex};
+use crate::checksum::sha256_hex;
+use crate::{Error, Result};
 
 /// Texts per forward pass.
 pub const BATCH: usize = 32;

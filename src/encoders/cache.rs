@@ -14,7 +14,7 @@
 //! # Layout
 //!
 //! `<root>/<key>/` where `root` is [`root`] (`<data cache>/encoded`, see
-//! [`crate::data::cache_dir`]) unless a caller gives another:
+//! [`crate::packages::cache_dir`]) unless a caller gives another:
 //!
 //! - `states-00000.safetensors`, `states-00001.safetensors`, ...: [`CHUNK_ROWS`] texts each
 //!   (the last one fewer), tensors `states` (F16 `[n, max_len, dim]`, padding zero) and
@@ -49,9 +49,10 @@ use safetensors::{Dtype, SafeTensors, tensor::TensorView};
 use serde::{Deserialize, Serialize};
 
 use super::{Encoder, EncoderId, Pooling};
-use crate::artifacts::DataSource;
+use crate::checksum::{Hasher, sha256_hex};
+use crate::data::DataSource;
 use crate::data::Inputs;
-use crate::{Error, Result, sha256_hex};
+use crate::{Error, Result};
 
 /// Version of the cache layout; part of every key.
 pub const SCHEMA: u32 = 2;
@@ -66,7 +67,7 @@ const POOLED: &str = "pooled.safetensors";
 
 /// Where caches live by default: `<data cache>/encoded`.
 pub fn root() -> PathBuf {
-    crate::data::cache_dir().join("encoded")
+    crate::packages::cache_dir().join("encoded")
 }
 
 /// Everything a cache's content depends on; its key is the SHA-256 of this as JSON.
@@ -122,17 +123,12 @@ impl CacheSpec {
 /// SHA-256 of `texts`, each as its byte length (u64, little-endian) then its UTF-8 bytes, so
 /// that no two lists of texts hash the same way.
 pub fn texts_sha256(texts: &[String]) -> String {
-    use sha2::Digest;
-    let mut hasher = sha2::Sha256::new();
+    let mut hasher = Hasher::new();
     for text in texts {
         hasher.update((text.len() as u64).to_le_bytes());
         hasher.update(text.as_bytes());
     }
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hasher.finish()
 }
 
 /// One data file of a cache.

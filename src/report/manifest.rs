@@ -2,7 +2,7 @@
 //! bytes' SHA-256, and the SHA-256 of the inputs each one was made from.
 //!
 //! Two files under `checksums/` in the report root (the repository root), both written
-//! atomically ([`crate::artifacts::write_atomic`]) with deterministic bytes:
+//! atomically ([`crate::files::write_atomic`]) with deterministic bytes:
 //!
 //! - `checksums/SHA256SUMS`, in `sha256sum` format: one line `<sha256>  <path>` per output
 //!   (64 lower-case hex digits, two spaces, the path relative to the root with `/`
@@ -49,8 +49,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::artifacts::write_atomic;
-use crate::{Error, Result, sha256_hex};
+use crate::checksum::{Sums, is_sha256, listing, mismatch, sha256_hex};
+use crate::files::write_atomic;
+use crate::{Error, Result};
 
 /// The folder of the manifest, relative to the report root.
 pub const DIR: &str = "checksums";
@@ -82,8 +83,7 @@ impl Entry {
 
 /// The combined key of a set of inputs: SHA-256 of `<sha256>  <path>\n` per input, sorted.
 pub fn input_key(inputs: &Inputs) -> String {
-    let text: String = inputs.iter().map(|(p, h)| format!("{h}  {p}\n")).collect();
-    sha256_hex(text.as_bytes())
+    sha256_hex(listing(inputs.iter().map(|(p, h)| (p.as_str(), h.as_str()))).as_bytes())
 }
 
 /// The manifest: every output of the build, sorted by path.
@@ -123,7 +123,7 @@ impl Manifest {
         let invalid =
             |message: String| Error::Invalid(format!("manifest output {path:?}: {message}"));
         check_path(path).map_err(invalid)?;
-        if !is_hex(&sha256) {
+        if !is_sha256(&sha256) {
             return Err(invalid(format!(
                 "sha256 {sha256:?} is not 64 lower-case hex digits"
             )));
@@ -159,10 +159,11 @@ impl Manifest {
 
     /// The bytes of `checksums/SHA256SUMS`.
     pub fn sums_text(&self) -> String {
-        self.outputs
-            .iter()
-            .map(|(p, e)| format!("{}  {p}\n", e.sha256))
-            .collect()
+        listing(
+            self.outputs
+                .iter()
+                .map(|(p, e)| (p.as_str(), e.sha256.as_str())),
+        )
     }
 
     /// The bytes of `checksums/inputs.json`.
@@ -226,33 +227,9 @@ impl Manifest {
             path: root.join(INPUTS),
             message,
         };
-        let mut hashes: BTreeMap<String, String> = BTreeMap::new();
-        let mut previous: Option<&str> = None;
-        if !sums.is_empty() && !sums.ends_with('\n') {
-            let n = sums.split('\n').count();
-            return Err(sums_err(format!("line {n}: no newline at the end")));
-        }
-        for (n, line) in sums.split_terminator('\n').enumerate() {
-            let n = n + 1;
-            let Some((hash, path)) = line.split_once("  ").filter(|(h, _)| is_hex(h)) else {
-                return Err(sums_err(format!(
-                    "line {n}: expected \"<sha256>  <path>\" (64 lower-case hex digits, two spaces, a path)"
-                )));
-            };
-            check_path(path).map_err(|m| sums_err(format!("line {n}: {m}")))?;
-            if let Some(prev) = previous {
-                if prev == path {
-                    return Err(sums_err(format!("line {n}: {path} is listed twice")));
-                }
-                if prev > path {
-                    return Err(sums_err(format!(
-                        "line {n}: {path} is out of order (the lines must be sorted by path)"
-                    )));
-                }
-            }
-            previous = Some(path);
-            hashes.insert(path.to_string(), hash.to_string());
-        }
+        let mut hashes = Sums::parse_checked(sums, check_path)
+            .map_err(sums_err)?
+            .into_map();
 
         let file: InputsFile = serde_json::from_str(inputs).map_err(|e| {
             let message = e.to_string();
@@ -442,10 +419,9 @@ impl fmt::Display for Difference {
                 "{path}: built but not in the manifest (run with --update)"
             ),
             Kind::Missing => write!(f, "{path}: in the manifest but missing on disk"),
-            Kind::Modified { actual, recorded } => write!(
-                f,
-                "{path}: modified: its sha256 {actual} is not the {recorded} recorded in {SUMS}"
-            ),
+            Kind::Modified { actual, recorded } => {
+                write!(f, "{path}: modified: {}", mismatch(actual, recorded, SUMS))
+            }
             Kind::Stray => write!(
                 f,
                 "{path}: in an output folder but not in the manifest (every output must be listed in {SUMS})"
@@ -585,12 +561,6 @@ fn relative(root: &Path, path: &Path) -> String {
     parts.join("/")
 }
 
-fn is_hex(s: &str) -> bool {
-    s.len() == 64
-        && s.bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
-
 /// Why `path` is not a valid manifest path, if it is not.
 fn check_path(path: &str) -> Result<(), String> {
     if path.is_empty() {
@@ -623,7 +593,7 @@ fn check_path(path: &str) -> Result<(), String> {
 fn check_inputs(inputs: &Inputs) -> Result<(), String> {
     for (path, hash) in inputs {
         check_path(path)?;
-        if !is_hex(hash) {
+        if !is_sha256(hash) {
             return Err(format!(
                 "{path}: sha256 {hash:?} is not 64 lower-case hex digits"
             ));

@@ -545,16 +545,9 @@ pub fn family_table(runs: &[ModelRuns], family: &dyn Fn(&str) -> String) -> Resu
     })
 }
 
-/// The names of the four Agarwal & Nenkova scores, in table order.
-pub const SCORES: [&str; 4] = [
-    "deterioration, consecutive",
-    "deterioration, anchor",
-    "adaptation, consecutive",
-    "adaptation, anchor",
-];
-
-/// The Agarwal & Nenkova scores per model (by key), four rows each in [`SCORES`] order:
-/// `model`, `score`, `value` (marked by `p`), `p`, `N`, `min`, `max` (over seeds).
+/// The Agarwal & Nenkova scores per model (by key), four rows each in score order:
+/// `model`, `score`, `value` (marked by `p`), `p`, `N`, `min`, `max` (over seeds); the
+/// score names are [`crate::analysis::SCORES`].
 pub fn temporal_effects_table(runs: &[ModelRuns]) -> Result<Table> {
     let name = "temporal-effects";
     let study = study(runs)?;
@@ -562,14 +555,7 @@ pub fn temporal_effects_table(runs: &[ModelRuns]) -> Result<Table> {
     let d = value_decimals(study.metric);
     let mut rows: Vec<(&str, &str, TemporalScore)> = Vec::new();
     for r in &study.runs {
-        let e = temporal_effects(&r.matrix);
-        let scores = [
-            e.deterioration_consecutive,
-            e.deterioration_anchor,
-            e.adaptation_consecutive,
-            e.adaptation_anchor,
-        ];
-        for (label, score) in SCORES.iter().zip(scores) {
+        for (label, score) in temporal_effects(&r.matrix).named() {
             rows.push((r.model.as_str(), label, score));
         }
     }

@@ -14,8 +14,9 @@ use safetensors::{Dtype, SafeTensors, tensor::TensorView};
 use serde::{Deserialize, Serialize};
 use tch::{Kind, Tensor, nn::VarStore};
 
-use crate::artifacts::write_atomic;
-use crate::{Error, Result, sha256_hex};
+use crate::checksum::sha256_hex;
+use crate::files::write_atomic;
+use crate::{Error, Result};
 
 const METADATA_KEY: &str = "drift";
 

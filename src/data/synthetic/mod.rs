@@ -31,8 +31,7 @@ use rand_core::Rng;
 use serde::Serialize;
 
 use super::Options;
-use crate::artifacts::DataSource;
-use crate::sha256_hex;
+use crate::data::DataSource;
 use crate::slices::Timestamp;
 use crate::{Error, Result};
 
@@ -114,9 +113,9 @@ fn below(rng: &mut ChaCha20Rng, n: usize) -> usize {
 /// The source identity of a generator with resolved parameters `params`.
 fn source(name: &str, version: &str, params: &impl Serialize) -> DataSource {
     let json = serde_json::to_string(params).expect("parameters serialise");
-    DataSource {
-        name: name.into(),
-        version: version.into(),
-        sha256: sha256_hex(format!("{name}\n{version}\n{json}").as_bytes()),
-    }
+    DataSource::of_bytes(
+        name,
+        version,
+        format!("{name}\n{version}\n{json}").as_bytes(),
+    )
 }

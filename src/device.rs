@@ -1,4 +1,4 @@
-//! Where training runs: device choice (`cpu`, `cuda`, `cuda:N`, or the first GPU when
+//! Where libtorch runs (the MiniLM encoder and training): device choice (`cpu`, `cuda`, `cuda:N`, or the first GPU when
 //! there is one) and the libtorch thread count.
 //!
 //! Rust links with `--as-needed`, so a binary that calls no CUDA symbol does not load

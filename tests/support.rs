@@ -1,0 +1,68 @@
+//! What the test modules share: the committed peer fixtures, the `drift` binary, the
+//! packaged encoders and a run's provenance.
+
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use drift::Metric;
+use drift::artifacts::{CodeVersion, PresetRef, Provenance};
+use drift::data::DataSource;
+use drift::encoders::glove::Glove;
+use serde_json::Value;
+
+/// The provenance of a run of preset `tiny` on the CPU with one thread.
+pub fn provenance(model: &str, seed: u64) -> Provenance {
+    Provenance {
+        schema: 1,
+        preset: PresetRef {
+            name: "tiny".into(),
+            path: "presets/tiny.toml".into(),
+            sha256: "0123456789abcdef".repeat(4),
+        },
+        model: model.into(),
+        seed,
+        metric: Metric::Accuracy,
+        code: CodeVersion {
+            crate_version: "0.1.0".into(),
+            git_commit: Some("89abcdef01".repeat(4)),
+            git_dirty: Some(false),
+            cargo_lock_sha256: "f".repeat(64),
+        },
+        data: DataSource::new("synthetic-portraits", "1.0.0", "a1".repeat(32)),
+        device: "cpu".into(),
+        threads: 1,
+    }
+}
+
+/// A committed fixture of `tests/fixtures/` (made by `scripts/make-fixtures`), parsed.
+pub fn fixture(name: &str) -> Value {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The `drift` binary, run from the repository root.
+pub fn drift() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_drift"));
+    command.current_dir(env!("CARGO_MANIFEST_DIR"));
+    command
+}
+
+/// A finished command's stdout, as text.
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A finished command's stderr, as text.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// GloVe from the fetched package, loaded once for every test.
+pub fn glove() -> &'static Glove {
+    static GLOVE: OnceLock<Glove> = OnceLock::new();
+    GLOVE.get_or_init(|| {
+        Glove::from_package(&drift::packages::cache_dir())
+            .unwrap_or_else(|e| panic!("{e} (run `drift data fetch glove`)"))
+    })
+}

@@ -1,0 +1,38 @@
+//! The integration tests, one binary with one module per area (as ripgrep's
+//! `tests/tests.rs`): each test binary links typst, polars and libtorch, so 27 of them
+//! made a target folder of tens of GB and most of the suite's time was linking. Shared
+//! helpers are in `support`.
+
+mod support;
+
+mod analysis;
+mod artifacts;
+#[cfg(feature = "paper")]
+mod build_report;
+mod cli;
+mod committed;
+mod corpora;
+mod data;
+mod encoder_cache;
+mod eval;
+mod figures;
+mod formats;
+mod glove;
+mod losses;
+mod manifest;
+mod minilm;
+mod models;
+mod notebook_display;
+mod notebooks;
+#[cfg(feature = "paper")]
+mod paper;
+mod presets;
+mod reference;
+mod run;
+mod saliency;
+mod split;
+mod stages;
+mod synthetic;
+#[cfg(feature = "paper")]
+mod tables;
+mod text;
