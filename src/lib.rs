@@ -66,6 +66,7 @@ pub mod encoders;
 mod error;
 pub mod eval;
 pub mod files;
+pub mod format;
 pub mod matrix;
 pub mod metrics;
 pub mod models;

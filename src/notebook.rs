@@ -24,6 +24,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 
 use crate::analysis::{SCORES, Summary, TemporalEffects, TemporalScore};
+use crate::format::{self, MISSING};
 use crate::matrix::{DriftMatrix, Grid};
 use crate::metrics::Metric;
 use crate::report::figures::{self, Curve, CurveOptions, HeatmapOptions, Scale};
@@ -217,18 +218,12 @@ impl Table {
 
 /// `v` with `decimals` decimals, `–` when there is none.
 pub fn number(v: Option<f64>, decimals: usize) -> String {
-    match v {
-        Some(v) => figures::number(v, decimals),
-        None => "–".to_string(),
-    }
+    v.map_or_else(|| MISSING.into(), |v| format::fixed(v, decimals))
 }
 
-/// A p-value: three decimals, or `< 0.001`.
+/// A p-value as the tables write it: three decimals, or `<0.001`.
 pub fn p_value(p: Option<f64>) -> String {
-    match p {
-        Some(p) if p < 0.001 => "< 0.001".to_string(),
-        p => number(p, 3),
-    }
+    p.map_or_else(|| MISSING.into(), format::p_value)
 }
 
 fn escape(s: &str) -> String {

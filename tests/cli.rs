@@ -182,8 +182,8 @@ fn summarize_prints_a_table() {
         "  lag      mean      std",
         "    1    0.7750        -",
         "  score                           value  p-value     n  min over seeds  max over seeds",
-        "  deterioration, consecutive    -0.1000   1.0000     1         -0.1000         -0.1000",
-        "  adaptation, anchor             0.0500   1.0000     1          0.0500          0.0500",
+        "  deterioration, consecutive    -0.1000    1.000     1         -0.1000         -0.1000",
+        "  adaptation, anchor             0.0500    1.000     1          0.0500          0.0500",
     ] {
         assert!(out.lines().any(|l| l == line), "no line {line:?} in\n{out}");
     }

@@ -139,7 +139,7 @@ fn tables_escape_html_and_reject_ragged_rows() {
 fn numbers_and_p_values() {
     assert_eq!(number(None, 3), "–");
     assert_eq!(number(Some(-0.00001), 3), "0.000");
-    assert_eq!(p_value(Some(0.0004)), "< 0.001");
+    assert_eq!(p_value(Some(0.0004)), "<0.001");
     assert_eq!(p_value(Some(0.0123)), "0.012");
     assert_eq!(p_value(None), "–");
 }

@@ -10,6 +10,7 @@ const ORDER: &[&str] = &[
     "error",
     "files",
     "checksum",
+    "format",
     "csv_table",
     "packages",
     "device",

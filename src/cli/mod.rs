@@ -112,5 +112,5 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
 
 /// A number for tables: fixed precision, `-` when absent.
 fn cell(value: Option<f64>) -> String {
-    value.map_or_else(|| "-".to_string(), |v| format!("{v:.4}"))
+    value.map_or_else(|| "-".to_string(), |v| crate::format::fixed(v, 4))
 }

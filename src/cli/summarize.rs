@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use super::cell;
 use crate::analysis::{Summary, summarize};
+use crate::format;
 use crate::metrics::{Direction, Metric};
 use crate::{Result, matrix};
 
@@ -93,7 +94,7 @@ fn table(s: &Summary) -> String {
         "score", "value", "p-value", "n", "min over seeds", "max over seeds"
     );
     for (name, t) in s.effects.named() {
-        let p = t.p_value.map_or_else(|| "-".into(), |p| format!("{p:.4}"));
+        let p = t.p_value.map_or_else(|| "-".into(), format::p_value);
         let mark = if t.p_value.is_some_and(|p| p < 0.05) {
             "*"
         } else {

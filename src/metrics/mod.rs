@@ -151,6 +151,35 @@ impl Metric {
         }
     }
 
+    /// The factor tables, figures and the paper apply to its values: 100 for metrics in
+    /// `[0, 1]` (accuracy, balanced accuracy, macro AUC, F1, macro F1, micro F1), 1 for the
+    /// error metrics.
+    pub fn display_scale(self) -> f64 {
+        match self {
+            Metric::BalancedMse | Metric::Mse | Metric::Mae => 1.0,
+            Metric::Accuracy
+            | Metric::BalancedAccuracy
+            | Metric::MacroAuc
+            | Metric::F1
+            | Metric::MacroF1
+            | Metric::MicroF1 => 100.0,
+        }
+    }
+
+    /// Decimals of its displayed (scaled) values: 2 when ×100, else 3.
+    pub fn display_decimals(self) -> usize {
+        if self.display_scale() == 100.0 { 2 } else { 3 }
+    }
+
+    /// How captions name its displayed values, e.g. `accuracy ×100` or `mse`.
+    pub fn display_unit(self) -> String {
+        if self.display_scale() == 100.0 {
+            format!("{} ×100", self.name())
+        } else {
+            self.name().to_string()
+        }
+    }
+
     /// Whether the metric is computed from regression outputs.
     pub fn is_regression(self) -> bool {
         self.direction() == Direction::LowerIsBetter

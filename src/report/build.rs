@@ -243,8 +243,8 @@ pub fn figure_jobs(root: &Path, studies: &[Study], code: &str) -> Result<Vec<Job
                 scores: analysis::temporal_effects(&r.matrix).all().to_vec(),
             })
             .collect();
-        let factor = tables::display_scale(metric);
-        let effects_label = format!("mean difference, {}", tables::unit(metric));
+        let factor = metric.display_scale();
+        let effects_label = format!("mean difference, {}", metric.display_unit());
         jobs.push(Job::new(
             format!("figures/{name}/temporal-effects.svg"),
             inputs.clone(),
@@ -562,9 +562,9 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
         let name = &study.spec.name;
         let figure = |file: &str| format!("/figures/{name}/{file}.svg");
         // The text quotes values on the tables' scale (×100 for metrics in [0, 1]).
-        let scale = tables::display_scale(metric);
+        let scale = metric.display_scale();
         let scaled = |v: Option<f64>| v.map(|v| v * scale);
-        let unit = tables::unit(metric);
+        let unit = metric.display_unit();
         let saliency = saliency_means(study, first.slices())?.map(|m| {
             serde_json::json!({
                 "path": figure("saliency"),

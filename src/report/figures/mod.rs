@@ -138,14 +138,7 @@ pub(crate) fn nice_ticks(lo: f64, hi: f64, max: usize) -> (Vec<f64>, usize) {
 }
 
 /// `v` with `decimals` decimals; never prints `-0`.
-pub(crate) fn number(v: f64, decimals: usize) -> String {
-    let s = format!("{v:.decimals$}");
-    if s.starts_with('-') && s[1..].chars().all(|c| c == '0' || c == '.') {
-        s[1..].to_string()
-    } else {
-        s
-    }
-}
+pub(crate) use crate::format::fixed as number;
 
 #[cfg(test)]
 mod tests {

@@ -92,11 +92,7 @@ pub(crate) fn fixed(value: f64, digits: usize) -> std::result::Result<String, St
             "fixed: at most {MAX_DECIMALS} decimals, not {digits}"
         ));
     }
-    let out = format!("{value:.digits$}");
-    Ok(match out.strip_prefix('-') {
-        Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_string(),
-        _ => out,
-    })
+    Ok(crate::format::fixed(value, digits))
 }
 
 fn fixed_filter(value: Value, digits: usize) -> std::result::Result<String, minijinja::Error> {

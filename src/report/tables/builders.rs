@@ -1,42 +1,10 @@
-//! The appendix tables of the paper (protocol.md §6), each a polars [`DataFrame`] computed
-//! from the analyses of one study (one preset's [`ModelRuns`]), and their rendering as a
-//! Typst `#table(..)` block ([`to_typst`]) or CSV ([`to_csv`]).
-//!
-//! Tables:
-//! - [`roster`]: model, family, input, architecture, parameter count (from the committed
-//!   output of `drift models --params`, read by [`parse_models_listing`]);
-//! - [`robustness`]: rank by future score, model, family, seeds, ID, future, decay;
-//! - [`cutoff_tables`]: one per evenly spread cutoff ([`spread_cutoffs`]`(K, 4)`): rank,
-//!   model, ID, future, decay at that cutoff;
-//! - [`family_table`]: [`family_averages`] of those cutoff figures, per cutoff and over all;
-//! - [`temporal_effects_table`]: the four Agarwal & Nenkova scores per model with their
-//!   Wilcoxon p-value, N, and min / max over seeds;
-//! - [`compute_table`]: training and evaluation wall-clock seconds from `timing.json`.
-//!
-//! Units: scores of metrics in `[0, 1]` (accuracy, balanced accuracy, macro AUC, the F1s)
-//! are multiplied by 100 in the frames ([`display_scale`]); error metrics (MSE, MAE,
-//! balanced MSE) are left as they are. ID / future / decay are computed on the per-cell
-//! mean over seeds.
-//!
-//! Order: ranked tables by rank (future score, best first, ties by model key; models
-//! without a future score last, by key), other per-model tables by model key, the family
-//! table by family name, then cutoff in timeline order, then the mean over the cutoffs.
-//!
-//! Rendering ([`Format`], one per column): text as is; integers in plain digits
-//! ([`Format::Integer`]) or grouped by thousands with commas ([`Format::Grouped`]);
-//! scores with fixed decimals ([`Format::Fixed`]: 2 for ×100 metrics, 3 for error
-//! metrics; seconds 1); the A&N scores with significance marks ([`Format::Marked`]: `*`
-//! for p < 0.05, `**` for p < 0.01, from the p-value column of the same row); p-values
-//! with 3 decimals, `<0.001` below 0.0005 ([`Format::PValue`]). A missing (null) or
-//! non-finite value is `–` (en dash). In Typst a negative number starts with `−` (U+2212);
-//! `-0.00` is written `0.00`. Every Typst cell, header included, is a quoted string literal
-//! ([`typst_string`]), so no data can inject Typst code. The CSV holds the frame's raw
-//! values instead (full precision, empty for null).
+//! The tables of the paper, each built from the analyses of one study.
 
 use std::collections::BTreeMap;
 
-use polars::prelude::{Column, DataFrame, DataType, SortMultipleOptions};
+use polars::prelude::{Column, DataFrame, SortMultipleOptions};
 
+use super::{CUTOFFS, Format, Table, polars_error};
 use crate::analysis::{
     ModelCutoffs, Robustness, TemporalScore, default_family, family_averages, per_cutoff,
     rank_by_future, robustness as robustness_of, spread_cutoffs, temporal_effects,
@@ -44,47 +12,6 @@ use crate::analysis::{
 use crate::artifacts::ModelRuns;
 use crate::metrics::{Direction, Metric};
 use crate::{Error, Result};
-
-/// How many evenly spread cutoffs the paper reads (protocol.md §3).
-pub const CUTOFFS: usize = 4;
-
-/// How one column is written in Typst.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// A string column, as is.
-    Text,
-    /// An integer column in plain digits.
-    Integer,
-    /// An integer column grouped by thousands with commas (`1,234,567`).
-    Grouped,
-    /// A float column with this many decimals.
-    Fixed(usize),
-    /// A float column with this many decimals and the significance marks of the p-value
-    /// in the named column of the same row: `**` p < 0.01, `*` p < 0.05.
-    Marked {
-        /// Decimals.
-        decimals: usize,
-        /// The p-value column.
-        p_value: String,
-    },
-    /// A p-value: 3 decimals, `<0.001` when it would round to `0.000`.
-    PValue,
-}
-
-/// One table: a name (the output file stem), a caption and the frame, with one
-/// [`Format`] per column.
-#[derive(Clone, Debug)]
-pub struct Table {
-    /// File stem, e.g. `robustness`, `cutoff-1` (never derived from data).
-    pub name: String,
-    /// Caption (plain text; may contain slice labels and the metric name: escape it with
-    /// [`typst_string`] when it goes into Typst).
-    pub caption: String,
-    /// The values; column names are the header.
-    pub frame: DataFrame,
-    /// How each column is rendered, in column order.
-    pub formats: Vec<Format>,
-}
 
 /// One line of `drift models --params`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -162,34 +89,6 @@ pub fn registry_family(model: &str) -> String {
         .unwrap_or_else(|_| default_family(model).to_string())
 }
 
-/// The factor the tables apply to a metric's values: 100 for metrics in `[0, 1]`
-/// (accuracy, balanced accuracy, macro AUC, F1, macro F1, micro F1), 1 for error metrics.
-pub fn display_scale(metric: Metric) -> f64 {
-    match metric {
-        Metric::BalancedMse | Metric::Mse | Metric::Mae => 1.0,
-        Metric::Accuracy
-        | Metric::BalancedAccuracy
-        | Metric::MacroAuc
-        | Metric::F1
-        | Metric::MacroF1
-        | Metric::MicroF1 => 100.0,
-    }
-}
-
-/// Decimals of a metric's (scaled) values: 2 when ×100, else 3.
-pub fn value_decimals(metric: Metric) -> usize {
-    if display_scale(metric) == 100.0 { 2 } else { 3 }
-}
-
-/// The metric as the captions name it, e.g. `accuracy ×100` or `mse`.
-pub fn unit(metric: Metric) -> String {
-    if display_scale(metric) == 100.0 {
-        format!("{} ×100", metric.name())
-    } else {
-        metric.name().to_string()
-    }
-}
-
 /// One study, checked: models sorted by key, each once, all sharing slices and metric
 /// (a study may span several presets).
 struct Study<'a> {
@@ -228,10 +127,6 @@ fn study(runs: &[ModelRuns]) -> Result<Study<'_>> {
         metric: first.matrix.metric(),
         direction: first.matrix.direction(),
     })
-}
-
-fn polars_error(name: &str) -> impl Fn(polars::error::PolarsError) -> Error + '_ {
-    move |e| Error::Invalid(format!("table {name}: {e}"))
 }
 
 fn text(name: &str, values: Vec<String>) -> Column {
@@ -346,7 +241,7 @@ pub fn roster(listing: &[ModelListing], runs: &[ModelRuns]) -> Result<Table> {
 pub fn robustness(runs: &[ModelRuns], family: &dyn Fn(&str) -> String) -> Result<Table> {
     let name = "robustness";
     let study = study(runs)?;
-    let scale = display_scale(study.metric);
+    let scale = study.metric.display_scale();
     let scores: Vec<(&str, Robustness)> = study
         .runs
         .iter()
@@ -376,13 +271,13 @@ pub fn robustness(runs: &[ModelRuns], family: &dyn Fn(&str) -> String) -> Result
     ];
     columns.extend(score_columns(&scores, scale));
     let df = frame(name, columns)?;
-    let d = value_decimals(study.metric);
+    let d = study.metric.display_decimals();
     Ok(Table {
         name: name.into(),
         caption: format!(
             "Robustness of each model ({}, mean over seeds): ID, future and decay \
              (positive = worse on the future), ranked by future score.",
-            unit(study.metric)
+            study.metric.display_unit()
         ),
         frame: by_rank(name, df)?,
         formats: vec![
@@ -401,8 +296,8 @@ pub fn robustness(runs: &[ModelRuns], family: &dyn Fn(&str) -> String) -> Result
 /// `cutoff-4` in timeline order: `rank`, `model`, `ID`, `future`, `decay` at that cutoff.
 pub fn cutoff_tables(runs: &[ModelRuns]) -> Result<Vec<Table>> {
     let study = study(runs)?;
-    let scale = display_scale(study.metric);
-    let d = value_decimals(study.metric);
+    let scale = study.metric.display_scale();
+    let d = study.metric.display_decimals();
     let rows: Vec<_> = study
         .runs
         .iter()
@@ -435,7 +330,7 @@ pub fn cutoff_tables(runs: &[ModelRuns]) -> Result<Vec<Table>> {
                 "Models trained through {} ({}, mean over seeds): ID, future and decay, \
                  ranked by future score.",
                 study.slices[c],
-                unit(study.metric)
+                study.metric.display_unit()
             ),
             frame: by_rank(&name, df)?,
             name,
@@ -456,8 +351,8 @@ pub fn cutoff_tables(runs: &[ModelRuns]) -> Result<Vec<Table>> {
 pub fn family_table(runs: &[ModelRuns], family: &dyn Fn(&str) -> String) -> Result<Table> {
     let name = "families";
     let study = study(runs)?;
-    let scale = display_scale(study.metric);
-    let d = value_decimals(study.metric);
+    let scale = study.metric.display_scale();
+    let d = study.metric.display_decimals();
     let cutoffs = spread_cutoffs(study.slices.len(), CUTOFFS);
     let mut models: Vec<(String, &str, Vec<_>)> = study
         .runs
@@ -530,7 +425,7 @@ pub fn family_table(runs: &[ModelRuns], family: &dyn Fn(&str) -> String) -> Resu
         name: name.into(),
         caption: format!(
             "Family averages ({}) at the cutoffs {} and their mean.",
-            unit(study.metric),
+            study.metric.display_unit(),
             labels.join(", ")
         ),
         frame: df,
@@ -551,8 +446,8 @@ pub fn family_table(runs: &[ModelRuns], family: &dyn Fn(&str) -> String) -> Resu
 pub fn temporal_effects_table(runs: &[ModelRuns]) -> Result<Table> {
     let name = "temporal-effects";
     let study = study(runs)?;
-    let scale = display_scale(study.metric);
-    let d = value_decimals(study.metric);
+    let scale = study.metric.display_scale();
+    let d = study.metric.display_decimals();
     let mut rows: Vec<(&str, &str, TemporalScore)> = Vec::new();
     for r in &study.runs {
         for (label, score) in temporal_effects(&r.matrix).named() {
@@ -581,7 +476,7 @@ pub fn temporal_effects_table(runs: &[ModelRuns]) -> Result<Table> {
              on the seed-mean matrix, positive = the metric went up), two-sided Wilcoxon \
              signed-rank p-value over N differences (* p < 0.05, ** p < 0.01), and the \
              min and max of the per-seed scores.",
-            unit(study.metric)
+            study.metric.display_unit()
         ),
         frame: df,
         formats: vec![
@@ -662,240 +557,4 @@ pub fn compute_table(runs: &[ModelRuns]) -> Result<Table> {
             Format::Fixed(1),
         ],
     })
-}
-
-/// A cell read back from a frame.
-enum Cell {
-    Null,
-    Text(String),
-    Int(i64),
-    Float(f64),
-}
-
-fn cells(table: &Table) -> Result<Vec<Vec<Cell>>> {
-    let err = polars_error(&table.name);
-    let mut out = Vec::new();
-    for column in table.frame.columns() {
-        let values: Vec<Cell> = match column.dtype() {
-            DataType::String => column
-                .str()
-                .map_err(&err)?
-                .iter()
-                .map(|v| v.map_or(Cell::Null, |s| Cell::Text(s.to_string())))
-                .collect(),
-            DataType::Int64 => column
-                .i64()
-                .map_err(&err)?
-                .iter()
-                .map(|v| v.map_or(Cell::Null, Cell::Int))
-                .collect(),
-            DataType::Float64 => column
-                .f64()
-                .map_err(&err)?
-                .iter()
-                .map(|v| v.map_or(Cell::Null, Cell::Float))
-                .collect(),
-            other => {
-                return Err(Error::Invalid(format!(
-                    "table {}: column {:?} has unsupported type {other}",
-                    table.name,
-                    column.name().as_str()
-                )));
-            }
-        };
-        out.push(values);
-    }
-    Ok(out)
-}
-
-const MISSING: &str = "–";
-
-/// `value` with `decimals` decimals; `-0.00` becomes `0.00`, a leading minus `−`.
-fn fixed(value: f64, decimals: usize) -> String {
-    if !value.is_finite() {
-        return MISSING.into();
-    }
-    let s = format!("{value:.decimals$}");
-    match s.strip_prefix('-') {
-        Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_string(),
-        Some(rest) => format!("−{rest}"),
-        None => s,
-    }
-}
-
-fn grouped(value: i64) -> String {
-    let digits = value.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (n, ch) in digits.chars().enumerate() {
-        if n > 0 && (digits.len() - n).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    if value < 0 { format!("−{out}") } else { out }
-}
-
-fn marks(p: Option<f64>) -> &'static str {
-    match p {
-        Some(p) if p < 0.01 => "**",
-        Some(p) if p < 0.05 => "*",
-        _ => "",
-    }
-}
-
-fn p_value(p: f64) -> String {
-    if !p.is_finite() {
-        MISSING.into()
-    } else if p < 0.0005 {
-        "<0.001".into()
-    } else {
-        fixed(p, 3)
-    }
-}
-
-fn render(table: &Table, columns: &[Vec<Cell>], col: usize, row: usize) -> Result<String> {
-    let cell = &columns[col][row];
-    let format = &table.formats[col];
-    let bad = || {
-        Error::Invalid(format!(
-            "table {}: column {:?} does not fit its format {format:?}",
-            table.name,
-            table.frame.columns()[col].name().as_str()
-        ))
-    };
-    Ok(match (format, cell) {
-        (_, Cell::Null) => MISSING.into(),
-        (Format::Text, Cell::Text(s)) => s.clone(),
-        (Format::Integer, Cell::Int(v)) if *v < 0 => format!("−{}", v.unsigned_abs()),
-        (Format::Integer, Cell::Int(v)) => v.to_string(),
-        (Format::Grouped, Cell::Int(v)) => grouped(*v),
-        (Format::Fixed(d), Cell::Float(v)) => fixed(*v, *d),
-        (Format::PValue, Cell::Float(v)) => p_value(*v),
-        (Format::Marked { decimals, p_value }, Cell::Float(v)) => {
-            let p_col = table
-                .frame
-                .columns()
-                .iter()
-                .position(|c| c.name().as_str() == p_value)
-                .ok_or_else(bad)?;
-            let p = match columns[p_col][row] {
-                Cell::Float(p) => Some(p),
-                Cell::Null => None,
-                _ => return Err(bad()),
-            };
-            let s = fixed(*v, *decimals);
-            if s == MISSING {
-                s
-            } else {
-                format!("{s}{}", marks(p))
-            }
-        }
-        _ => return Err(bad()),
-    })
-}
-
-fn check_formats(table: &Table) -> Result<()> {
-    if table.formats.len() != table.frame.width() {
-        return Err(Error::Invalid(format!(
-            "table {}: {} formats for {} columns",
-            table.name,
-            table.formats.len(),
-            table.frame.width()
-        )));
-    }
-    Ok(())
-}
-
-/// `s` as a quoted Typst string literal: `\`, `"`, and control characters escaped
-/// (`\n`, `\r`, `\t`, else `\u{..}`), so that it is always exactly one string value.
-pub fn typst_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for ch in s.chars() {
-        match ch {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// The table as a Typst `#table(..)` block: `columns`, `align` (text left, numbers
-/// right), a `table.header` of `strong` column names, then one line of cells per row;
-/// every cell a quoted string literal. Ends with a newline.
-pub fn to_typst(table: &Table) -> Result<String> {
-    check_formats(table)?;
-    let columns = cells(table)?;
-    let align: Vec<&str> = table
-        .formats
-        .iter()
-        .map(|f| match f {
-            Format::Text => "left",
-            _ => "right",
-        })
-        .collect();
-    let header: Vec<String> = table
-        .frame
-        .columns()
-        .iter()
-        .map(|c| format!("strong({})", typst_string(c.name().as_str())))
-        .collect();
-    let mut out = String::new();
-    out.push_str("#table(\n");
-    out.push_str(&format!("  columns: {},\n", table.frame.width()));
-    out.push_str(&format!("  align: ({}),\n", align.join(", ")));
-    out.push_str(&format!("  table.header({}),\n", header.join(", ")));
-    for row in 0..table.frame.height() {
-        let line: Vec<String> = (0..columns.len())
-            .map(|col| render(table, &columns, col, row).map(|s| typst_string(&s)))
-            .collect::<Result<_>>()?;
-        out.push_str(&format!("  {},\n", line.join(", ")));
-    }
-    out.push_str(")\n");
-    Ok(out)
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') || s.ends_with(' ') {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-/// The frame as CSV: a header of column names, then the raw values (floats in Rust's
-/// shortest round-trip form, integers in digits, null as an empty field), fields quoted
-/// when they hold `,`, `"`, a line break or edge spaces; lines end with `\n`.
-pub fn to_csv(table: &Table) -> Result<String> {
-    let columns = cells(table)?;
-    let mut out = String::new();
-    let header: Vec<String> = table
-        .frame
-        .columns()
-        .iter()
-        .map(|c| csv_field(c.name().as_str()))
-        .collect();
-    out.push_str(&header.join(","));
-    out.push('\n');
-    for row in 0..table.frame.height() {
-        let line: Vec<String> = columns
-            .iter()
-            .map(|col| match &col[row] {
-                Cell::Null => String::new(),
-                Cell::Text(s) => csv_field(s),
-                Cell::Int(v) => v.to_string(),
-                Cell::Float(v) if v.is_finite() => v.to_string(),
-                Cell::Float(_) => String::new(),
-            })
-            .collect();
-        out.push_str(&line.join(","));
-        out.push('\n');
-    }
-    Ok(out)
 }

@@ -1,0 +1,60 @@
+//! How numbers are written wherever drift shows them: figure labels, tables, the paper's
+//! text, the notebooks and the CLI share these, so a value reads the same everywhere.
+
+/// What an empty cell or an undefined value shows.
+pub const MISSING: &str = "–";
+
+/// `value` with exactly `decimals` decimals, as Rust's `{:.N}` writes it (the decimal
+/// nearest to the binary value); a result that is zero loses its minus sign, so `-0.00`
+/// is `0.00`.
+pub fn fixed(value: f64, decimals: usize) -> String {
+    let s = format!("{value:.decimals$}");
+    match s.strip_prefix('-') {
+        Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_string(),
+        _ => s,
+    }
+}
+
+/// [`fixed`] with the typographic minus `−` (U+2212) of typeset tables; [`MISSING`] for a
+/// value that is not finite.
+pub fn fixed_typeset(value: f64, decimals: usize) -> String {
+    if !value.is_finite() {
+        return MISSING.into();
+    }
+    let s = fixed(value, decimals);
+    match s.strip_prefix('-') {
+        Some(rest) => format!("−{rest}"),
+        None => s,
+    }
+}
+
+/// A p-value: three decimals, `<0.001` when it would round to `0.000`, [`MISSING`] when it
+/// is not finite.
+pub fn p_value(p: f64) -> String {
+    if !p.is_finite() {
+        MISSING.into()
+    } else if p < 0.0005 {
+        "<0.001".into()
+    } else {
+        fixed(p, 3)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_has_no_sign_and_tables_use_the_typographic_minus() {
+        assert_eq!(fixed(-0.0001, 3), "0.000");
+        assert_eq!(fixed(-1.5, 0), "-2");
+        assert_eq!(fixed(2.0, 2), "2.00");
+        assert_eq!(fixed_typeset(-0.25, 2), "−0.25");
+        assert_eq!(fixed_typeset(-0.001, 2), "0.00");
+        assert_eq!(fixed_typeset(f64::NAN, 2), MISSING);
+        assert_eq!(p_value(0.0004), "<0.001");
+        assert_eq!(p_value(0.0005), "0.001");
+        assert_eq!(p_value(0.0123), "0.012");
+        assert_eq!(p_value(f64::NAN), MISSING);
+    }
+}
