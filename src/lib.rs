@@ -4,7 +4,7 @@
 //! imports only the stages before it.
 //!
 //! 0. Foundations every stage may use: [`files`] (atomic writes), [`checksum`] (SHA-256,
-//!    `SHA256SUMS` listings), [`packages`] (pinned registry packages of corpora and
+//!    `SHA256SUMS` listings), [`format`](mod@format) (how numbers are written), [`packages`] (pinned registry packages of corpora and
 //!    encoder weights, fetched once), `device` (CPU or GPU and the libtorch thread count,
 //!    with the `torch` feature), [`metrics`] and [`slices`] (timestamps, slicing, the
 //!    once-per-slice split, training regimes).

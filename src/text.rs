@@ -88,7 +88,7 @@ pub struct EncoderText {
 pub struct Encoding {
     /// Root of the caches ([`cache::root`] by default).
     pub root: PathBuf,
-    /// The data cache holding the encoder packages ([`super::cache_dir`] by default).
+    /// The data cache holding the encoder packages ([`crate::packages::cache_dir`] by default).
     pub packages: PathBuf,
     /// Rebuild even when the cache is there.
     pub force: bool,

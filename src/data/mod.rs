@@ -1,6 +1,6 @@
 //! Data sets as the rest of the pipeline sees them: rows with a timestamp, an input and a
 //! target, plus the identity of the source (name, version, SHA-256) that provenance
-//! records ([`dataset`]).
+//! records (the types are in `data/dataset.rs`).
 //!
 //! Inputs are kept as flat `f32` buffers (row-major, one row after another) so that
 //! everything up to training runs without libtorch; the training stage turns them into

@@ -1,20 +1,20 @@
 //! The appendix tables of the paper (protocol.md §6), each a polars [`DataFrame`] computed
-//! from the analyses of one study (one preset's [`ModelRuns`]), and their rendering as a
+//! from the analyses of one study (one preset's [`crate::artifacts::ModelRuns`]), and their rendering as a
 //! Typst `#table(..)` block ([`to_typst`]) or CSV ([`to_csv`]).
 //!
 //! Tables:
 //! - [`roster`]: model, family, input, architecture, parameter count (from the committed
 //!   output of `drift models --params`, read by [`parse_models_listing`]);
 //! - [`robustness`]: rank by future score, model, family, seeds, ID, future, decay;
-//! - [`cutoff_tables`]: one per evenly spread cutoff ([`spread_cutoffs`]`(K, 4)`): rank,
+//! - [`cutoff_tables`]: one per evenly spread cutoff ([`crate::analysis::spread_cutoffs`]`(K, 4)`): rank,
 //!   model, ID, future, decay at that cutoff;
-//! - [`family_table`]: [`family_averages`] of those cutoff figures, per cutoff and over all;
+//! - [`family_table`]: [`crate::analysis::family_averages`] of those cutoff figures, per cutoff and over all;
 //! - [`temporal_effects_table`]: the four Agarwal & Nenkova scores per model with their
 //!   Wilcoxon p-value, N, and min / max over seeds;
 //! - [`compute_table`]: training and evaluation wall-clock seconds from `timing.json`.
 //!
 //! Units: scores of metrics in `[0, 1]` (accuracy, balanced accuracy, macro AUC, the F1s)
-//! are multiplied by 100 in the frames ([`Metric::display_scale`]); error metrics (MSE, MAE,
+//! are multiplied by 100 in the frames ([`crate::Metric::display_scale`]); error metrics (MSE, MAE,
 //! balanced MSE) are left as they are. ID / future / decay are computed on the per-cell
 //! mean over seeds.
 //!
@@ -34,8 +34,8 @@
 //! values instead (full precision, empty for null).
 
 //!
-//! The table type and its rendering are here and in [`render`]; the tables of the paper
-//! are built in [`builders`].
+//! The table type is here, its rendering in `tables/render.rs`, and the tables of the
+//! paper are built in `tables/builders.rs`.
 
 mod builders;
 mod render;
