@@ -81,11 +81,7 @@ impl Figure {
     pub fn heatmap(grid: &Grid, slices: &[String], metric: Metric, title: &str) -> Result<Figure> {
         let scale = Scale::shared_sequential(&[grid])
             .ok_or_else(|| Error::Invalid(format!("heatmap {title:?}: no filled cell")))?;
-        let opts = HeatmapOptions {
-            title: (!title.is_empty()).then(|| title.to_string()),
-            direction: metric.direction(),
-            value_label: metric.name().to_string(),
-        };
+        let opts = HeatmapOptions::raw(metric, (!title.is_empty()).then(|| title.to_string()));
         figures::heatmap(grid, slices, scale, &opts).map(Figure::new)
     }
 
@@ -100,21 +96,14 @@ impl Figure {
         // An all-zero deviation (a cohort of one) is fine: `Scale::range` widens it.
         let scale = Scale::shared_diverging(&[grid])
             .ok_or_else(|| Error::Invalid(format!("deviation {title:?}: no filled cell")))?;
-        let opts = HeatmapOptions {
-            title: (!title.is_empty()).then(|| title.to_string()),
-            direction: metric.direction(),
-            value_label: format!("Δ {} from the cohort mean", metric.name()),
-        };
+        let opts =
+            HeatmapOptions::deviation(metric, (!title.is_empty()).then(|| title.to_string()));
         figures::heatmap(grid, slices, scale, &opts).map(Figure::new)
     }
 
     /// Forgetting curves (mean ± std over seeds where known) in one chart.
     pub fn curves(curves: &[Curve], metric: Metric, title: &str) -> Result<Figure> {
-        let opts = CurveOptions {
-            title: (!title.is_empty()).then(|| title.to_string()),
-            y_label: metric.name().to_string(),
-            std_band: true,
-        };
+        let opts = CurveOptions::forgetting(metric, (!title.is_empty()).then(|| title.to_string()));
         figures::forgetting_curves(curves, &opts).map(Figure::new)
     }
 

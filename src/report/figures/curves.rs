@@ -12,6 +12,7 @@ use super::heatmap::{AXIS_PX, TICK_PX, TITLE_PX};
 use super::{err, nice_ticks, number, render, rgb, style, text, width};
 use crate::analysis::{ForgettingPoint, forgetting_curve, forgetting_over_seeds};
 use crate::matrix::{DriftMatrix, Grid, sample_std};
+use crate::metrics::Metric;
 use crate::{Error, Result};
 
 /// One line: a label and its points (lag, mean, optional std), lags ascending.
@@ -96,6 +97,17 @@ pub struct CurveOptions {
     pub y_label: String,
     /// Whether to shade mean ± std where the std is known.
     pub std_band: bool,
+}
+
+impl CurveOptions {
+    /// Forgetting curves of `metric`, with the std band.
+    pub fn forgetting(metric: Metric, title: Option<String>) -> Self {
+        CurveOptions {
+            title,
+            y_label: metric.name().to_string(),
+            std_band: true,
+        }
+    }
 }
 
 const PLOT_W: u32 = 480;

@@ -18,7 +18,7 @@ use super::colors::EMPTY;
 use super::scale::Scale;
 use super::{Area, err, nice_ticks, number, render, rgb, style, text, thinned, width};
 use crate::matrix::Grid;
-use crate::metrics::Direction;
+use crate::metrics::{Direction, Metric};
 use crate::{Error, Result};
 
 /// The number of bands of the colour bar.
@@ -40,6 +40,25 @@ pub struct HeatmapOptions {
     pub direction: Direction,
     /// The colour bar's title, e.g. "accuracy ×100" or "Δ accuracy".
     pub value_label: String,
+}
+
+impl HeatmapOptions {
+    /// A heatmap of `metric`'s values (a seed mean or a cohort mean).
+    pub fn raw(metric: Metric, title: Option<String>) -> Self {
+        HeatmapOptions {
+            title,
+            direction: metric.direction(),
+            value_label: metric.name().to_string(),
+        }
+    }
+
+    /// A heatmap of a model's deviation from the cohort mean (`analysis::deviation`).
+    pub fn deviation(metric: Metric, title: Option<String>) -> Self {
+        HeatmapOptions {
+            value_label: format!("Δ {} from the cohort mean", metric.name()),
+            ..Self::raw(metric, title)
+        }
+    }
 }
 
 impl Default for HeatmapOptions {

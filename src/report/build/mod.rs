@@ -8,20 +8,18 @@
 //! non-determinism. An output whose inputs and file are unchanged is not rendered again
 //! unless forced.
 
+mod figure_jobs;
+
 use std::path::Path;
 
 use crate::analysis::{self, Robustness};
 use crate::checksum::{Sums, sha256_hex};
 use crate::files::write_atomic;
-use crate::matrix::Grid;
-use crate::report::figures::{
-    self, Curve, CurveOptions, EffectsRow, HeatmapOptions, Panel, RankingOptions, SaliencyGrid,
-    Scale,
-};
 use crate::report::manifest::{self, Inputs, Manifest};
 use crate::report::study::Study;
 use crate::report::{paper, tables};
 use crate::{Error, Result};
+pub use figure_jobs::figure_jobs;
 
 /// Where the committed artifacts are, relative to the root.
 pub const RESULTS: &str = "results";
@@ -100,219 +98,6 @@ pub fn code_hash(root: &Path) -> Result<String> {
 
 fn svg(text: Result<String>) -> Result<Vec<u8>> {
     text.map(String::into_bytes)
-}
-
-/// The figure jobs of every study, plus the panel figure of all studies' cohort means.
-pub fn figure_jobs(root: &Path, studies: &[Study], code: &str) -> Result<Vec<Job>> {
-    let mut jobs = Vec::new();
-    let mut all_inputs = Inputs::new();
-    let mut cohorts: Vec<(String, Vec<String>, Grid, crate::Direction, String)> = Vec::new();
-    for study in studies {
-        let mut inputs = manifest::hash_files(root, &study.inputs)?;
-        inputs.insert("src".into(), code.to_string());
-        all_inputs.extend(inputs.clone());
-        let name = &study.spec.name;
-        let first = &study.runs[0].matrix;
-        let (labels, metric) = (first.slices().to_vec(), first.metric());
-        let direction = metric.direction();
-        let value_label = metric.name().to_string();
-        let means: Vec<(String, Grid)> = study
-            .runs
-            .iter()
-            .map(|r| (r.model.clone(), r.matrix.mean()))
-            .collect();
-        let models: Vec<(&str, &crate::DriftMatrix)> = study
-            .runs
-            .iter()
-            .map(|r| (r.model.as_str(), &r.matrix))
-            .collect();
-        let seeds = first.seeds().to_vec();
-        let cohort = analysis::cohort(&models, &seeds)?;
-        let deviations: Vec<(String, Grid)> = means
-            .iter()
-            .map(|(m, g)| (m.clone(), analysis::deviation(g, &cohort.mean)))
-            .collect();
-        let raw_scale = Scale::shared_sequential(&means.iter().map(|(_, g)| g).collect::<Vec<_>>())
-            .ok_or_else(|| Error::Invalid(format!("study {name}: no filled cell")))?;
-        let dev_scale =
-            Scale::shared_diverging(&deviations.iter().map(|(_, g)| g).collect::<Vec<_>>())
-                .unwrap_or(Scale::Diverging { max_abs: 1e-9 });
-        for ((model, grid), (_, dev)) in means.iter().zip(&deviations) {
-            for (kind, grid, scale, label) in [
-                ("raw", grid.clone(), raw_scale, value_label.clone()),
-                (
-                    "deviation",
-                    dev.clone(),
-                    dev_scale,
-                    format!("Δ {value_label} from the cohort mean"),
-                ),
-            ] {
-                let (labels, opts) = (
-                    labels.clone(),
-                    HeatmapOptions {
-                        title: Some(model.clone()),
-                        direction,
-                        value_label: label,
-                    },
-                );
-                jobs.push(Job::new(
-                    format!("figures/{name}/{model}-{kind}.svg"),
-                    inputs.clone(),
-                    move || svg(figures::heatmap(&grid, &labels, scale, &opts)),
-                ));
-            }
-        }
-        let cohort_mean = cohort.mean.clone();
-        let cohort_scale = Scale::shared_sequential(&[&cohort_mean]).unwrap_or(raw_scale);
-        {
-            let (labels, opts) = (
-                labels.clone(),
-                HeatmapOptions {
-                    title: Some("cohort mean".into()),
-                    direction,
-                    value_label: value_label.clone(),
-                },
-            );
-            let grid = cohort_mean.clone();
-            jobs.push(Job::new(
-                format!("figures/{name}/cohort-mean.svg"),
-                inputs.clone(),
-                move || svg(figures::heatmap(&grid, &labels, cohort_scale, &opts)),
-            ));
-        }
-        cohorts.push((
-            study.spec.title.clone(),
-            labels.clone(),
-            cohort_mean,
-            direction,
-            value_label.clone(),
-        ));
-
-        let curves: Vec<Curve> = study
-            .runs
-            .iter()
-            .map(|r| Curve::from_matrix(&r.model, &r.matrix))
-            .collect();
-        let families = figures::family_curves(&curves, tables::registry_family);
-        for (file, curves) in [
-            ("forgetting-models", curves),
-            ("forgetting-families", families),
-        ] {
-            let opts = CurveOptions {
-                title: None,
-                y_label: value_label.clone(),
-                std_band: true,
-            };
-            jobs.push(Job::new(
-                format!("figures/{name}/{file}.svg"),
-                inputs.clone(),
-                move || svg(figures::forgetting_curves(&curves, &opts)),
-            ));
-        }
-
-        let robust: Vec<(&str, Robustness)> = means
-            .iter()
-            .map(|(m, g)| (m.as_str(), analysis::robustness(g, direction)))
-            .collect();
-        let by_future = analysis::rank_by_future(&robust, direction);
-        let by_decay = analysis::rank_by_decay(&robust);
-        for (file, entries, label) in [
-            ("ranking-future", by_future, format!("future {value_label}")),
-            (
-                "ranking-decay",
-                by_decay,
-                "decay (positive = worse on the future)".to_string(),
-            ),
-        ] {
-            let opts = RankingOptions {
-                title: None,
-                value_label: label,
-            };
-            jobs.push(Job::new(
-                format!("figures/{name}/{file}.svg"),
-                inputs.clone(),
-                move || svg(figures::ranking(&entries, &opts)),
-            ));
-        }
-
-        let rows: Vec<EffectsRow> = study
-            .runs
-            .iter()
-            .map(|r| EffectsRow {
-                model: r.model.clone(),
-                scores: analysis::temporal_effects(&r.matrix).all().to_vec(),
-            })
-            .collect();
-        let factor = metric.display_scale();
-        let effects_label = format!("mean difference, {}", metric.display_unit());
-        jobs.push(Job::new(
-            format!("figures/{name}/temporal-effects.svg"),
-            inputs.clone(),
-            move || {
-                svg(figures::temporal_effects(
-                    &analysis::SCORES.map(|s| s.0),
-                    &rows,
-                    factor,
-                    &effects_label,
-                ))
-            },
-        ));
-
-        if let Some(maps) = saliency_means(study, &labels)? {
-            jobs.push(Job::new(
-                format!("figures/{name}/saliency.svg"),
-                inputs.clone(),
-                move || {
-                    let grid = SaliencyGrid {
-                        rows: maps.rows.clone(),
-                        columns: maps.columns.clone(),
-                        maps: maps
-                            .maps
-                            .iter()
-                            .map(|r| r.iter().map(|m| m.as_deref()).collect())
-                            .collect(),
-                        value_label: "normalised |∂ logit / ∂ pixel|".into(),
-                    };
-                    svg(figures::saliency_grid(&grid))
-                },
-            ));
-        }
-    }
-    // One panel per study, for the studies whose metric shares the first one's direction.
-    if let Some((_, _, _, direction, _)) = cohorts.first().cloned() {
-        let shared: Vec<_> = cohorts.into_iter().filter(|c| c.3 == direction).collect();
-        // One colour bar for every panel: it names each metric it stands for.
-        let mut metrics: Vec<&str> = Vec::new();
-        for c in &shared {
-            if !metrics.contains(&c.4.as_str()) {
-                metrics.push(&c.4);
-            }
-        }
-        let value_label = metrics.join(" / ");
-        let scale = Scale::shared_sequential(&shared.iter().map(|c| &c.2).collect::<Vec<_>>())
-            .unwrap_or(Scale::Sequential { lo: 0.0, hi: 1.0 });
-        let opts = HeatmapOptions {
-            title: None,
-            direction,
-            value_label,
-        };
-        jobs.push(Job::new(
-            "figures/cohort-means.svg".into(),
-            all_inputs,
-            move || {
-                let panels: Vec<Panel> = shared
-                    .iter()
-                    .map(|(title, labels, grid, _, _)| Panel {
-                        title,
-                        grid,
-                        labels,
-                    })
-                    .collect();
-                svg(figures::panels(&panels, scale, &opts))
-            },
-        ));
-    }
-    Ok(jobs)
 }
 
 /// A study's saliency maps averaged over the seeds that have them, one per (model,
