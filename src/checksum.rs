@@ -9,7 +9,7 @@
 //! another shape is an error naming the line, never half-read.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
 
 use sha2::Digest;
@@ -46,7 +46,7 @@ pub fn is_sha256(s: &str) -> bool {
     is_hex(s, 64)
 }
 
-/// A SHA-256 fed piece by piece (also as an [`std::io::Write`]).
+/// A SHA-256 fed piece by piece.
 #[derive(Clone, Default)]
 pub struct Hasher(sha2::Sha256);
 
@@ -64,17 +64,6 @@ impl Hasher {
     /// The digest in lower-case hex.
     pub fn finish(self) -> String {
         hex(&self.0.finalize())
-    }
-}
-
-impl Write for Hasher {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.update(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 
@@ -109,14 +98,6 @@ impl<R: Read> Read for HashingReader<R> {
     }
 }
 
-/// The SHA-256 of a file's bytes, read in pieces.
-pub fn file_sha256(path: &Path) -> Result<String> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    HashingReader::new(file)
-        .finish()
-        .map_err(|e| Error::io(path, e))
-}
-
 /// Why a file's bytes are not the ones a listing records: `its sha256 <actual> is not the
 /// <recorded> recorded in <listing>`.
 pub fn mismatch(actual: &str, recorded: &str, listing: &str) -> String {
@@ -144,11 +125,6 @@ impl Sums {
         self.0.insert(path.into(), sha256_hex(bytes));
     }
 
-    /// Records a digest computed elsewhere under `path`.
-    pub fn insert(&mut self, path: impl Into<String>, sha256: impl Into<String>) {
-        self.0.insert(path.into(), sha256.into());
-    }
-
     /// Forgets `path`; returns its digest if it was listed.
     pub fn remove(&mut self, path: &str) -> Option<String> {
         self.0.remove(path)
@@ -167,16 +143,6 @@ impl Sums {
     /// Every path, in order.
     pub fn paths(&self) -> impl Iterator<Item = &str> {
         self.0.keys().map(String::as_str)
-    }
-
-    /// Number of paths.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether nothing is listed.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
     }
 
     /// The listing's text.
@@ -255,8 +221,9 @@ impl Sums {
         crate::files::write_atomic(path, self.to_text().as_bytes())
     }
 
-    /// Checks `bytes` against the digest listed for `path`: `Err` says it is not listed,
-    /// or the [`mismatch`] with `listing` as the listing's name.
+    /// Checks `bytes` against the digest listed for `path`: `Err` says it is not listed
+    /// (the file is unfinished or foreign), or the [`mismatch`] with `listing` as the
+    /// listing's name.
     pub fn verify(
         &self,
         path: &str,
@@ -265,7 +232,7 @@ impl Sums {
     ) -> std::result::Result<(), String> {
         let recorded = self
             .get(path)
-            .ok_or_else(|| format!("not listed in {listing}"))?;
+            .ok_or_else(|| format!("not listed in {listing}: unfinished or foreign"))?;
         let actual = sha256_hex(bytes);
         if actual == recorded {
             Ok(())
@@ -309,7 +276,7 @@ mod tests {
         );
         assert_eq!(
             sums.verify("c", b"1", SUMS),
-            Err("not listed in SHA256SUMS".into())
+            Err("not listed in SHA256SUMS: unfinished or foreign".into())
         );
 
         let h = sha256_hex(b"");

@@ -119,11 +119,9 @@ pub fn load(path: &Path) -> Result<SaliencyMap> {
         .and_then(|n| n.to_str())
         .ok_or_else(|| fail("not a file name".into()))?;
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let sums = Sums::read_or_empty(&dir.join(SUMS))?;
-    if sums.get(name).is_none() {
-        return Err(fail(format!("not listed in {SUMS}: unfinished or foreign")));
-    }
-    sums.verify(name, &bytes, SUMS).map_err(fail)?;
+    Sums::read_or_empty(&dir.join(SUMS))?
+        .verify(name, &bytes, SUMS)
+        .map_err(fail)?;
     let map: SaliencyMap = serde_json::from_slice(&bytes).map_err(|e| fail(e.to_string()))?;
     if map.schema != SCHEMA {
         return Err(fail(format!("schema {} is not {SCHEMA}", map.schema)));

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crate::data::{self, DataOptions, DataSpec, SourceKind};
+use crate::data::{self, DataOptions, DataSpec};
 use crate::packages::{self, Holds, Package};
 use crate::{Error, Result};
 
@@ -50,9 +50,9 @@ fn list(cache: &Path) -> Result<ExitCode> {
         "licence".into(),
     ]];
     for source in data::SOURCES {
-        let (kind, status) = match (source.kind, source.package()) {
-            (SourceKind::Generator, _) | (_, None) => ("generator", "generated".to_string()),
-            (SourceKind::Corpus, Some(p)) => match packages::fetched(p, cache) {
+        let (kind, status) = match source.package() {
+            None => ("generator", "generated".to_string()),
+            Some(p) => match packages::fetched(p, cache) {
                 Some(_) => ("corpus", "fetched".into()),
                 None => ("corpus", "not fetched".into()),
             },

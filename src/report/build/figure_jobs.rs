@@ -20,9 +20,8 @@ use crate::{Error, Result};
 
 /// What the figures of one study read.
 pub struct StudyFigures<'a> {
+    /// The study; its figures go to `figures/<its name>/`.
     study: &'a Study,
-    /// The study's name: its figures go to `figures/<name>/`.
-    name: &'a str,
     /// The inputs of every figure of the study (its artifact files and the code).
     inputs: Inputs,
     /// Slice labels, oldest first.
@@ -40,7 +39,6 @@ impl<'a> StudyFigures<'a> {
     fn new(root: &Path, study: &'a Study, code: &str) -> Result<Self> {
         let mut inputs = manifest::hash_files(root, &study.inputs)?;
         inputs.insert("src".into(), code.to_string());
-        let name = study.spec.name.as_str();
         let first = &study.runs[0].matrix;
         let means: Vec<(String, Grid)> = study
             .runs
@@ -54,10 +52,9 @@ impl<'a> StudyFigures<'a> {
             .collect();
         let cohort = analysis::cohort(&models, first.seeds())?.mean;
         let raw_scale = Scale::shared_sequential(&means.iter().map(|(_, g)| g).collect::<Vec<_>>())
-            .ok_or_else(|| Error::Invalid(format!("study {name}: no filled cell")))?;
+            .ok_or_else(|| Error::Invalid(format!("study {}: no filled cell", study.spec.name)))?;
         Ok(StudyFigures {
             study,
-            name,
             inputs,
             labels: first.slices().to_vec(),
             metric: first.metric(),
@@ -70,7 +67,7 @@ impl<'a> StudyFigures<'a> {
     /// A job for `figures/<study>/<file>.svg`.
     fn job(&self, file: &str, render: impl Fn() -> Result<String> + Send + Sync + 'static) -> Job {
         Job::new(
-            format!("figures/{}/{file}.svg", self.name),
+            format!("figures/{}/{file}.svg", self.study.spec.name),
             self.inputs.clone(),
             move || svg(render()),
         )
