@@ -4,10 +4,11 @@
 //! imports only the stages before it.
 //!
 //! 0. Foundations every stage may use: [`files`] (atomic writes), [`checksum`] (SHA-256,
-//!    `SHA256SUMS` listings), [`format`](mod@format) (how numbers are written), [`packages`] (pinned registry packages of corpora and
-//!    encoder weights, fetched once), `device` (CPU or GPU and the libtorch thread count,
-//!    with the `torch` feature), [`metrics`] and [`slices`] (timestamps, slicing, the
-//!    once-per-slice split, training regimes).
+//!    `SHA256SUMS` listings), [`format`](mod@format) (how numbers are written),
+//!    [`packages`] (pinned registry packages of corpora and encoder weights, fetched
+//!    once), `device` (CPU or GPU and the libtorch thread count, with the `torch`
+//!    feature), [`metrics`] and [`slices`] (timestamps, slicing, the once-per-slice split,
+//!    training regimes).
 //! 1. [`data`]: time-stamped rows (synthetic generators, registry corpora, the paper's
 //!    formats) with a source identity.
 //! 2. [`encoders`] and [`text`]: text becomes model input: hashed words, tokenizer ids,
@@ -16,14 +17,16 @@
 //!    (libtorch); [`eval`] scores every checkpoint on every slice.
 //! 4. [`matrix`]: the K×K drift matrix of one model, one grid per seed.
 //! 5. [`analysis`]: in-distribution / future / decay scores, cohorts, forgetting curves,
-//!    rankings and the deterioration / adaptation scores of Agarwal & Nenkova (TACL 2022).
+//!    rankings and the deterioration / adaptation scores of Agarwal & Nenkova (TACL 2022);
+//!    [`analysis::StudyAnalysis`] computes all of them for one study, once.
 //! 6. [`preset`]: the TOML description of an experiment, checked into the types of the
 //!    stages above.
 //! 7. [`artifacts`]: one folder per (preset, model, seed) run with the matrix and its
 //!    provenance, written atomically and loaded only after every check passes; `run`
 //!    ties the stages together for a preset, resumable; [`saliency`] maps are saved
 //!    beside a run.
-//! 8. [`report`]: figures, tables and the Typst paper, checked against a manifest.
+//! 8. [`report`]: the studies with their analyses, and the figures, tables and Typst paper
+//!    that only read them, checked against a manifest.
 //! 9. [`notebook`]: matrices, summaries and figures shown inline in the Jupyter notebooks
 //!    under `notebooks/`; [`cli`]: the `drift` command line.
 //!

@@ -8,6 +8,7 @@
 //! |---|---|
 //! | [`DriftMatrix`] | heatmap of the seed mean above a compact table of its cells |
 //! | [`Summary`] | ID / future / decay, the Agarwal & Nenkova scores and the per-cutoff rows, as HTML tables |
+//! | [`StudyAnalysis`] | every model's ID / future / decay and ranks with the cohort's, and the family averages, as HTML tables |
 //! | [`TemporalEffects`] | the four scores with p-values and min / max over seeds, as an HTML table |
 //! | [`Curve`] | its forgetting curve, as a chart |
 //! | [`Figure`] | any SVG figure of [`crate::report::figures`] |
@@ -16,14 +17,16 @@
 //! A frontend shows one MIME type of an output, so a value with a picture and a table
 //! sends one `text/html` document holding both, with the picture alone as
 //! `image/svg+xml` and the table as `text/plain` beside it for frontends without HTML.
-//! [`Bundle`] is what each value sends; `evcxr_display` only prints it.
+//! [`Bundle`] is what each value sends; `evcxr_display` only prints it. A study's numbers
+//! are read from its [`StudyAnalysis`] (the value the report's figures and tables read),
+//! never recomputed here.
 //!
 //! Nothing here adds a dependency, so it is not behind a cargo feature.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
 
-use crate::analysis::{SCORES, Summary, TemporalEffects, TemporalScore};
+use crate::analysis::{SCORES, StudyAnalysis, Summary, TemporalEffects, TemporalScore};
 use crate::format::{self, MISSING};
 use crate::matrix::{DriftMatrix, Grid};
 use crate::metrics::Metric;
@@ -57,7 +60,15 @@ macro_rules! evcxr_display {
     )*};
 }
 
-evcxr_display!(DriftMatrix, Summary, TemporalEffects, Curve, Figure, Table);
+evcxr_display!(
+    DriftMatrix,
+    Summary,
+    StudyAnalysis,
+    TemporalEffects,
+    Curve,
+    Figure,
+    Table
+);
 
 /// An SVG figure, shown as an image.
 #[derive(Clone, Debug, PartialEq)]
@@ -239,6 +250,16 @@ fn html_block(parts: &[String]) -> String {
     format!("<div class=\"drift\">{}</div>", parts.concat())
 }
 
+/// Several tables as one HTML block, and as plain text one after the other.
+fn tables_bundle(tables: &[Table]) -> Bundle {
+    let html: Vec<String> = tables.iter().map(Table::html).collect();
+    let text: Vec<String> = tables.iter().map(Table::text).collect();
+    vec![
+        ("text/html", html_block(&html)),
+        ("text/plain", text.join("\n\n")),
+    ]
+}
+
 fn seeds_text(seeds: &[u64]) -> String {
     let seeds: Vec<String> = seeds.iter().map(u64::to_string).collect();
     seeds.join(", ")
@@ -386,13 +407,93 @@ impl Summary {
 
     /// What [`Summary::evcxr_display`] sends.
     pub fn bundle(&self) -> Bundle {
-        let tables = [self.overall(), self.effects(), self.cutoffs()];
-        let html: Vec<String> = tables.iter().map(Table::html).collect();
-        let text: Vec<String> = tables.iter().map(Table::text).collect();
-        vec![
-            ("text/html", html_block(&html)),
-            ("text/plain", text.join("\n\n")),
-        ]
+        tables_bundle(&[self.overall(), self.effects(), self.cutoffs()])
+    }
+}
+
+impl StudyAnalysis {
+    /// Every model's family, seeds, ID, future and decay on its seed mean and its ranks by
+    /// future score and by decay, then the cohort mean's scores.
+    pub fn table(&self) -> Table {
+        let rank = |ranking: &[crate::analysis::Ranked], model: &str| {
+            ranking
+                .iter()
+                .find(|r| r.model == model)
+                .map_or(MISSING.into(), |r| r.rank.to_string())
+        };
+        let mut rows: Vec<Vec<String>> = self
+            .models
+            .iter()
+            .map(|m| {
+                vec![
+                    m.model.clone(),
+                    m.family.clone(),
+                    m.seeds.len().to_string(),
+                    number(m.overall.id, 4),
+                    number(m.overall.future, 4),
+                    number(m.overall.decay, 4),
+                    rank(&self.by_future, &m.model),
+                    rank(&self.by_decay, &m.model),
+                ]
+            })
+            .collect();
+        let c = &self.cohort_overall;
+        rows.push(vec![
+            "cohort mean".into(),
+            String::new(),
+            String::new(),
+            number(c.id, 4),
+            number(c.future, 4),
+            number(c.decay, 4),
+            String::new(),
+            String::new(),
+        ]);
+        let header = [
+            "model",
+            "family",
+            "seeds",
+            "ID",
+            "future",
+            "decay",
+            "rank (future)",
+            "rank (decay)",
+        ];
+        let caption = format!(
+            "{} over {} slices, on each model's seed mean",
+            self.metric.name(),
+            self.slices.len()
+        );
+        Table::new(&caption, &header, rows).expect("eight cells per row")
+    }
+
+    /// The family averages at the spread cutoffs and over them.
+    pub fn families_table(&self) -> Table {
+        let rows = self
+            .families
+            .iter()
+            .map(|f| {
+                vec![
+                    f.family.clone(),
+                    f.cutoff
+                        .map_or("mean".to_string(), |c| self.slices[c].clone()),
+                    f.models.to_string(),
+                    number(f.scores.id, 4),
+                    number(f.scores.future, 4),
+                    number(f.scores.decay, 4),
+                ]
+            })
+            .collect();
+        Table::new(
+            "family averages at the spread cutoffs, and their mean",
+            &["family", "cutoff", "models", "ID", "future", "decay"],
+            rows,
+        )
+        .expect("six cells per row")
+    }
+
+    /// What [`StudyAnalysis::evcxr_display`] sends.
+    pub fn bundle(&self) -> Bundle {
+        tables_bundle(&[self.table(), self.families_table()])
     }
 }
 

@@ -9,6 +9,7 @@
 //!
 //! A map is saved as `<run folder>/saliency/<cutoff>-on-<slice>.json` (one line per map
 //! row), and `saliency/SHA256SUMS` lists every map, so [`load`] detects a damaged file.
+//! [`seed_means`] averages a study's maps over seeds for the report.
 
 use std::path::{Path, PathBuf};
 
@@ -141,6 +142,116 @@ pub fn load(path: &Path) -> Result<SaliencyMap> {
         return Err(fail("values: every value must be in [0, 1]".into()));
     }
     Ok(map)
+}
+
+/// Saliency maps averaged over the seeds that have them, one per (model, cutoff, slice):
+/// rows are models in the order of their first map, columns (cutoff, slice) pairs in slice
+/// order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SaliencyMeans {
+    /// Models with at least one map.
+    pub rows: Vec<String>,
+    /// `through <cutoff>, on <slice>`.
+    pub columns: Vec<String>,
+    /// `maps[row][column]`, the mean map or none.
+    pub maps: Vec<Vec<Option<Vec<Vec<f64>>>>>,
+    /// The number of seeds averaged, over all maps (smallest and largest).
+    pub seeds: (usize, usize),
+    /// The number of images behind each seed's map (smallest and largest).
+    pub images: (usize, usize),
+    /// `<model> <column>` of every map that is zero everywhere: a model whose logit does
+    /// not change with the image.
+    pub blind: Vec<String>,
+}
+
+/// The seed-mean saliency maps of `maps` (slices named by `labels`, oldest first), or none
+/// without maps. Maps of one (model, cutoff, slice) must have the same size on every seed.
+pub fn seed_means(maps: &[SaliencyMap], labels: &[String]) -> Result<Option<SaliencyMeans>> {
+    use std::collections::BTreeMap;
+    if maps.is_empty() {
+        return Ok(None);
+    }
+    let position = |l: &str| labels.iter().position(|x| x == l).unwrap_or(usize::MAX);
+    let mut rows: Vec<String> = Vec::new();
+    let mut pairs: Vec<(usize, usize, String, String)> = Vec::new();
+    let mut groups: BTreeMap<(&str, &str, &str), Vec<&SaliencyMap>> = BTreeMap::new();
+    for m in maps {
+        if !rows.contains(&m.model) {
+            rows.push(m.model.clone());
+        }
+        let pair = (
+            position(&m.cutoff),
+            position(&m.slice),
+            m.cutoff.clone(),
+            m.slice.clone(),
+        );
+        if !pairs.contains(&pair) {
+            pairs.push(pair);
+        }
+        groups
+            .entry((&m.model, &m.cutoff, &m.slice))
+            .or_default()
+            .push(m);
+    }
+    pairs.sort();
+    let mut seeds = (usize::MAX, 0);
+    let mut images = (usize::MAX, 0);
+    let mut means = Vec::new();
+    for model in &rows {
+        let mut row = Vec::new();
+        for (_, _, cutoff, slice) in &pairs {
+            let Some(group) = groups.get(&(model.as_str(), cutoff.as_str(), slice.as_str())) else {
+                row.push(None);
+                continue;
+            };
+            seeds = (seeds.0.min(group.len()), seeds.1.max(group.len()));
+            let mut sum = group[0].values.clone();
+            sum.iter_mut().flatten().for_each(|v| *v = 0.0);
+            for m in group {
+                images = (images.0.min(m.rows.len()), images.1.max(m.rows.len()));
+                let same = m.values.len() == sum.len()
+                    && m.values.iter().zip(&sum).all(|(a, b)| a.len() == b.len());
+                if !same {
+                    return Err(Error::Invalid(format!(
+                        "saliency maps of {model} through {cutoff} on {slice} differ in \
+                         size between seeds"
+                    )));
+                }
+                for (acc, v) in sum.iter_mut().flatten().zip(m.values.iter().flatten()) {
+                    *acc += v;
+                }
+            }
+            let n = group.len() as f64;
+            sum.iter_mut()
+                .flatten()
+                .for_each(|v| *v = (*v / n).clamp(0.0, 1.0));
+            row.push(Some(sum));
+        }
+        means.push(row);
+    }
+    let columns: Vec<String> = pairs
+        .iter()
+        .map(|(_, _, c, s)| format!("through {c}, on {s}"))
+        .collect();
+    let mut blind = Vec::new();
+    for (model, row) in rows.iter().zip(&means) {
+        for (column, map) in columns.iter().zip(row) {
+            if map
+                .as_ref()
+                .is_some_and(|m| m.iter().flatten().all(|&v| v == 0.0))
+            {
+                blind.push(format!("{model} {column}"));
+            }
+        }
+    }
+    Ok(Some(SaliencyMeans {
+        rows,
+        columns,
+        maps: means,
+        seeds,
+        images,
+        blind,
+    }))
 }
 
 #[cfg(feature = "torch")]

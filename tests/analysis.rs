@@ -502,6 +502,143 @@ fn forgetting_over_one_seed_has_no_std() {
 }
 
 // ---------------------------------------------------------------------------------------
+// StudyAnalysis
+// ---------------------------------------------------------------------------------------
+
+/// The study of the cohort models a, c, b (in that order): a and b in family `ab`, c in
+/// `zero`.
+fn cohort_study() -> analysis::StudyAnalysis {
+    let (a, b, c) = cohort_models();
+    let model = |model, family, matrix| analysis::StudyModel {
+        model,
+        family,
+        matrix,
+    };
+    analysis::StudyAnalysis::new(&[
+        model("a", "ab", &a),
+        model("c", "zero", &c),
+        model("b", "ab", &b),
+    ])
+    .unwrap()
+}
+
+#[test]
+fn a_study_analysis_is_every_analysis_of_its_models_once() {
+    let (a, b, c) = cohort_models();
+    let study = cohort_study();
+    let keys: Vec<&str> = study.models.iter().map(|m| m.model.as_str()).collect();
+    assert_eq!(keys, ["a", "c", "b"], "models stay in the order given");
+    // The cohort is over the first model's seeds (0, 1): c has seed 0 only.
+    assert_eq!(
+        study.cohort,
+        analysis::cohort(&[("a", &a), ("c", &c), ("b", &b)], &[0, 1]).unwrap()
+    );
+    assert_eq!(study.cohort.members, ["a", "b"]);
+    let direction = Direction::HigherIsBetter;
+    assert_eq!(
+        study.cohort_overall,
+        analysis::robustness(&study.cohort.mean, direction)
+    );
+    for (m, matrix) in study.models.iter().zip([&a, &c, &b]) {
+        let mean = matrix.mean();
+        assert_eq!(m.mean, mean);
+        assert_eq!(m.seeds, matrix.seeds());
+        assert_eq!(m.deviation, analysis::deviation(&mean, &study.cohort.mean));
+        assert_eq!(m.overall, analysis::robustness(&mean, direction));
+        assert_eq!(m.per_cutoff, analysis::per_cutoff(&mean, direction));
+        assert_eq!(m.forgetting, analysis::forgetting_over_seeds(matrix));
+        assert_eq!(m.effects, analysis::temporal_effects(matrix));
+    }
+    let overall: Vec<(&str, Robustness)> = study
+        .models
+        .iter()
+        .map(|m| (m.model.as_str(), m.overall))
+        .collect();
+    assert_eq!(
+        study.by_future,
+        analysis::rank_by_future(&overall, direction)
+    );
+    assert_eq!(study.by_decay, analysis::rank_by_decay(&overall));
+    assert_eq!(
+        study.spread,
+        analysis::spread_cutoffs(3, analysis::SPREAD_CUTOFFS)
+    );
+    for at in &study.cutoff_rankings {
+        let rows: Vec<(&str, Robustness)> = study
+            .models
+            .iter()
+            .map(|m| (m.model.as_str(), m.per_cutoff[at.cutoff].scores))
+            .collect();
+        assert_eq!(at.by_future, analysis::rank_by_future(&rows, direction));
+    }
+    // Family averages in family then model name order: ab (a, b), then zero (c).
+    let tagged: Vec<ModelCutoffs> = [0, 2, 1]
+        .iter()
+        .map(|&n| ModelCutoffs {
+            model: &study.models[n].model,
+            family: &study.models[n].family,
+            rows: &study.models[n].per_cutoff,
+        })
+        .collect();
+    assert_eq!(
+        study.families,
+        analysis::family_averages(&tagged, &study.spread)
+    );
+}
+
+#[test]
+fn family_forgetting_means_the_members_curves_lag_by_lag() {
+    let study = cohort_study();
+    // a: seed 0 F = (.9, .55, .4), seed 1 F = (2.5/3, .65, –): means 13/15, .6, .4.
+    // b: seed 0 F = (1.9/3, .4, .2), seed 1 F = (.6, .4, .4): means 37/60, .4, .3.
+    // ab: lag 0 (13/15 + 37/60)/2 = 89/120, std |13/15 - 37/60|/sqrt 2 = .25/sqrt 2;
+    //     lag 1 .5, std .2/sqrt 2; lag 2 .35, std .1/sqrt 2. zero: one member, no std.
+    let names: Vec<&str> = study
+        .family_forgetting
+        .iter()
+        .map(|(f, _)| f.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["ab", "zero"],
+        "families in order of first appearance"
+    );
+    let ab = &study.family_forgetting[0].1;
+    let expected = [(89.0 / 120.0, 0.25), (0.5, 0.2), (0.35, 0.1)];
+    assert_eq!(ab.len(), 3);
+    for (lag, (p, (mean, spread))) in ab.iter().zip(expected).enumerate() {
+        assert_eq!(p.lag, lag);
+        assert_close(p.mean, mean);
+        assert_opt(p.std, Some(spread / 2f64.sqrt()));
+    }
+    let zero = &study.family_forgetting[1].1;
+    assert!(
+        zero.iter().all(|p| p.mean == 0.0 && p.std.is_none()),
+        "{zero:?}"
+    );
+}
+
+#[test]
+fn a_study_needs_consistent_models_each_once() {
+    let (a, b, _) = cohort_models();
+    let model = |model, matrix| analysis::StudyModel {
+        model,
+        family: "f",
+        matrix,
+    };
+    let err = analysis::StudyAnalysis::new(&[model("a", &a), model("a", &b)]).unwrap_err();
+    assert_eq!(err.to_string(), "model \"a\" appears twice in the study");
+    let other = matrix(Metric::MacroAuc, vec![Grid::empty(3)]);
+    let err = analysis::StudyAnalysis::new(&[model("a", &a), model("x", &other)]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "model x has other slices or another metric than model a"
+    );
+    let err = analysis::StudyAnalysis::new(&[]).unwrap_err();
+    assert_eq!(err.to_string(), "a study needs at least one model");
+}
+
+// ---------------------------------------------------------------------------------------
 // rank_by_future, rank_by_decay
 // ---------------------------------------------------------------------------------------
 

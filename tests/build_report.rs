@@ -1,6 +1,6 @@
 //! `build-report` end to end on a small study written here: it builds and verifies, a
 //! second run changes no byte, and a flipped byte in an output or an input artifact, a
-//! stray file or a changed input is named with its reason.
+//! stray file, a changed input or a changed preset is named with its reason.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -11,9 +11,46 @@ use drift::artifacts::{CodeVersion, PresetRef, Provenance, RunArtifact, WallTime
 use drift::data::DataSource;
 use drift::saliency::SaliencyMap;
 
+/// The preset of the study: `mlp_s` in a family of its own choosing.
+const TINY: &str = r#"
+schema = 1
+name = "tiny"
+seeds = [0, 1]
+metric = "accuracy"
+
+[data]
+source = "toy-images"
+
+[slicing]
+scheme = "yearly"
+
+[split]
+train_fraction = 0.7
+
+[regime]
+kind = "cumulative"
+
+[train]
+optimizer = "adam"
+learning_rate = 1e-3
+batch_size = 16
+epochs = 1
+loss = "cross-entropy"
+
+[[models]]
+key = "cnn_s"
+
+[[models]]
+key = "mlp_s"
+family = "dense"
+"#;
+
 /// Two models, two seeds, four slices of one study.
 fn study(root: &Path) {
     fs::create_dir_all(root.join("report")).unwrap();
+    fs::create_dir_all(root.join("presets")).unwrap();
+    fs::write(root.join("presets/tiny.toml"), TINY).unwrap();
+    let preset_sha256 = drift::preset::Preset::parse(TINY).unwrap().content_hash();
     fs::create_dir_all(root.join("results")).unwrap();
     // The committed paper template, and a model listing as `drift models --params` writes.
     fs::copy(
@@ -55,7 +92,7 @@ fn study(root: &Path) {
                     preset: PresetRef {
                         name: "tiny".into(),
                         path: "presets/tiny.toml".into(),
-                        sha256: "1".repeat(64),
+                        sha256: preset_sha256.clone(),
                     },
                     model: model.into(),
                     seed,
@@ -260,6 +297,39 @@ fn changed_inputs_and_stray_files_are_reported_with_their_reason() {
     );
     assert!(
         err.contains("figures/notes.txt: in an output folder but not in the manifest"),
+        "{err}"
+    );
+}
+
+#[test]
+fn families_come_from_the_preset_and_a_changed_preset_is_stale() {
+    let dir = built();
+    let root = dir.path();
+    let families = fs::read_to_string(root.join("report/build/tables/tiny-families.csv")).unwrap();
+    assert!(
+        families.contains("\ndense,") && families.contains("\ncnn,"),
+        "{families}"
+    );
+    fs::write(
+        root.join("presets/tiny.toml"),
+        TINY.replace("epochs = 1", "epochs = 2"),
+    )
+    .unwrap();
+    let o = build(root, &[]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("results/tiny/cnn_s/seed-0: made from preset tiny with sha256 ")
+            && err.contains("but presets/tiny.toml is now preset tiny with sha256 ")
+            && err.contains("the results are stale"),
+        "{err}"
+    );
+    fs::remove_file(root.join("presets/tiny.toml")).unwrap();
+    let err = stderr(&build(root, &[]));
+    assert!(
+        err.contains(
+            "results/tiny/cnn_s/seed-0/run.json: its preset presets/tiny.toml is not a file"
+        ),
         "{err}"
     );
 }

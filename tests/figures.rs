@@ -8,8 +8,8 @@ use drift::report::figures::colors::{self, EMPTY, Rgb};
 use drift::report::figures::heatmap::COLORBAR_STEPS;
 use drift::report::figures::{
     Curve, CurveOptions, EffectsRow, HeatmapOptions, Panel, RankingOptions, SaliencyGrid, Scale,
-    family_curves, forgetting_curves, heatmap, panels, percentile, ranking, saliency_grid,
-    temporal_effects, thinned,
+    forgetting_curves, heatmap, panels, percentile, ranking, saliency_grid, temporal_effects,
+    thinned,
 };
 
 fn labels(k: usize) -> Vec<String> {
@@ -290,12 +290,8 @@ fn forgetting_curves_per_model_and_family() {
     for m in &models {
         assert!(svg.contains(&format!(">\n{}\n</text>", m.label)));
     }
-    let fam = family_curves(&models, |m| m.split('-').next().unwrap().to_string());
-    let names: Vec<&str> = fam.iter().map(|c| c.label.as_str()).collect();
-    assert_eq!(names, ["mlp", "cnn", "resnet"]);
-    assert!((fam[0].points[0].mean - 0.895).abs() < 1e-12);
-    assert!(fam[0].points[0].std.is_some() && fam[1].points[0].std.is_none());
-    let svg = forgetting_curves(&fam, &CurveOptions::default()).unwrap();
+    // Without the std band option no band is drawn.
+    let svg = forgetting_curves(&models, &CurveOptions::default()).unwrap();
     assert_balanced(&svg);
     assert!(!svg.contains("<polygon"));
     let from_grid = Curve::from_grid("g", &grid(4));

@@ -82,6 +82,45 @@ fn a_summary_shows_id_future_decay_the_scores_and_the_cutoffs() {
 }
 
 #[test]
+fn a_study_shows_each_model_its_ranks_the_cohort_and_the_families() {
+    let (m, n) = (matrix(), matrix());
+    let study = analysis::StudyAnalysis::new(&[
+        analysis::StudyModel {
+            model: "n",
+            family: "g",
+            matrix: &n,
+        },
+        analysis::StudyModel {
+            model: "m",
+            family: "f",
+            matrix: &m,
+        },
+    ])
+    .unwrap();
+    // Seed mean .91 - .1 lag: ID .91, future (3 × .81 + 2 × .71 + .61)/6 = .7433,
+    // decay .1667; a tie on every score ranks by name.
+    let table = study.table();
+    assert_eq!(
+        table.rows(),
+        [
+            ["n", "g", "2", "0.9100", "0.7433", "0.1667", "2", "2"],
+            ["m", "f", "2", "0.9100", "0.7433", "0.1667", "1", "1"],
+            ["cohort mean", "", "", "0.9100", "0.7433", "0.1667", "", ""],
+        ]
+    );
+    // The spread cutoffs (the three with a future) and their mean per family, by name.
+    assert_eq!(study.spread, [0, 1, 2]);
+    let families = study.families_table();
+    assert_eq!(families.rows().len(), 8);
+    assert_eq!(families.rows()[0][..3], ["f", "2001", "1"]);
+    assert_eq!(families.rows()[3][..2], ["f", "mean"]);
+    assert_eq!(families.rows()[4][..2], ["g", "2001"]);
+    let bundle = study.bundle();
+    assert_eq!(mimes(&bundle), ["text/html", "text/plain"]);
+    assert_eq!(content(&bundle, "text/html").matches("<table>").count(), 2);
+}
+
+#[test]
 fn temporal_effects_show_scores_p_values_and_seed_range() {
     let effects = analysis::temporal_effects(&matrix());
     let table = effects.table();

@@ -2,11 +2,11 @@
 //! significance marks, exact Typst and CSV output (data cannot inject Typst code), the
 //! models-listing parser's errors, and byte-identical output across calls and input orders.
 
-use drift::analysis::wilcoxon;
+use drift::analysis::{StudyAnalysis, StudyModel, default_family, wilcoxon};
 use drift::artifacts::{ModelRuns, Provenance, WallTimes};
 use drift::report::tables::{
     Format, ModelListing, Table, compute_table, cutoff_tables, family_table, parse_models_listing,
-    registry_family, robustness, roster, temporal_effects_table, to_csv, to_typst, typst_string,
+    robustness, roster, temporal_effects_table, to_csv, to_typst, typst_string,
 };
 use drift::{DriftMatrix, Grid, Metric};
 use polars::prelude::{Column, DataFrame};
@@ -115,8 +115,30 @@ fn study() -> Vec<ModelRuns> {
     ]
 }
 
+/// The registry's family of a model, as a preset resolves it; else the key's stem.
 fn family(model: &str) -> String {
-    registry_family(model)
+    drift::models::info(model)
+        .map(|i| i.family.to_string())
+        .unwrap_or_else(|_| default_family(model).to_string())
+}
+
+/// The analyses of `runs`, every model in its registry family.
+fn try_analysed(runs: &[ModelRuns]) -> drift::Result<StudyAnalysis> {
+    let families: Vec<String> = runs.iter().map(|r| family(&r.model)).collect();
+    let models: Vec<StudyModel> = runs
+        .iter()
+        .zip(&families)
+        .map(|(r, f)| StudyModel {
+            model: &r.model,
+            family: f,
+            matrix: &r.matrix,
+        })
+        .collect();
+    StudyAnalysis::new(&models)
+}
+
+fn analysed(runs: &[ModelRuns]) -> StudyAnalysis {
+    try_analysed(runs).unwrap()
 }
 
 fn strs(table: &Table, column: &str) -> Vec<Option<String>> {
@@ -155,7 +177,7 @@ fn names(v: &[&str]) -> Vec<Option<String>> {
 
 #[test]
 fn robustness_values_ranks_and_ties() {
-    let t = robustness(&study(), &family).unwrap();
+    let t = robustness(&analysed(&study())).unwrap();
     assert_eq!(t.name, "robustness");
     let columns: Vec<&str> = t
         .frame
@@ -214,7 +236,7 @@ fn robustness_values_ranks_and_ties() {
 #[test]
 fn one_table_per_spread_cutoff() {
     // K = 3: spread_cutoffs(3, 4) = [0, 1] (the last slice has no future).
-    let ts = cutoff_tables(&study()).unwrap();
+    let ts = cutoff_tables(&analysed(&study())).unwrap();
     let names_: Vec<&str> = ts.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names_, ["cutoff-1", "cutoff-2"]);
     assert!(
@@ -283,7 +305,7 @@ fn one_table_per_spread_cutoff() {
 
 #[test]
 fn family_averages_over_the_cutoffs() {
-    let t = family_table(&study(), &family).unwrap();
+    let t = family_table(&analysed(&study())).unwrap();
     assert_eq!(t.name, "families");
     assert!(t.caption.contains("2001, 2002"), "{}", t.caption);
     assert_eq!(
@@ -367,7 +389,7 @@ fn sloped(key: &str) -> ModelRuns {
 #[test]
 fn temporal_effects_with_p_values_marks_and_seed_range() {
     let runs = vec![sloped("tx_s")];
-    let t = temporal_effects_table(&runs).unwrap();
+    let t = temporal_effects_table(&analysed(&runs)).unwrap();
     assert_eq!(t.name, "temporal-effects");
     assert_eq!(strs(&t, "model"), names(&["tx_s"; 4]));
     assert_eq!(
@@ -543,7 +565,7 @@ fn typst_output_escapes_data_exactly() {
 fn malicious_model_names_stay_string_literals() {
     let mut runs = study();
     runs[2].model = r#"a"]#exit()"#.into();
-    let t = robustness(&runs, &family).unwrap();
+    let t = robustness(&analysed(&runs)).unwrap();
     let typst = to_typst(&t).unwrap();
     assert!(
         typst.contains(r#""a\"]#exit()", "a\"]#exit()", "2""#),
@@ -670,7 +692,7 @@ fn listing_errors_name_the_line() {
 #[test]
 fn roster_in_listing_order_with_grouped_counts() {
     let listing = parse_models_listing(LISTING).unwrap();
-    let t = roster(&listing, &study()).unwrap();
+    let t = roster(&listing, &analysed(&study())).unwrap();
     assert_eq!(
         strs(&t, "model"),
         names(&["mlp_s", "mlp_m", "cnn_s", "linear"])
@@ -690,7 +712,9 @@ fn roster_in_listing_order_with_grouped_counts() {
 
     let missing = parse_models_listing("cnn_s cnn image x 1\n").unwrap();
     assert_eq!(
-        roster(&missing, &study()).unwrap_err().to_string(),
+        roster(&missing, &analysed(&study()))
+            .unwrap_err()
+            .to_string(),
         "table roster: model \"linear\" is not in the models listing"
     );
 }
@@ -701,13 +725,13 @@ fn output_is_byte_identical_across_calls_and_input_orders() {
         let mut out = String::new();
         let listing = parse_models_listing(LISTING).unwrap();
         let mut all = vec![
-            roster(&listing, runs).unwrap(),
-            robustness(runs, &family).unwrap(),
-            family_table(runs, &family).unwrap(),
-            temporal_effects_table(runs).unwrap(),
+            roster(&listing, &analysed(runs)).unwrap(),
+            robustness(&analysed(runs)).unwrap(),
+            family_table(&analysed(runs)).unwrap(),
+            temporal_effects_table(&analysed(runs)).unwrap(),
             compute_table(runs).unwrap(),
         ];
-        all.extend(cutoff_tables(runs).unwrap());
+        all.extend(cutoff_tables(&analysed(runs)).unwrap());
         for t in &all {
             out.push_str(&t.name);
             out.push_str(&t.caption);
@@ -728,19 +752,26 @@ fn output_is_byte_identical_across_calls_and_input_orders() {
 fn a_study_must_be_consistent() {
     let mut runs = study();
     runs.push(sloped("tx_s"));
-    let err = robustness(&runs, &family).unwrap_err().to_string();
-    assert!(err.contains("other slices or another metric"), "{err}");
+    let err = try_analysed(&runs).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "model tx_s has other slices or another metric than model mlp_s"
+    );
 
     let mut runs = study();
     let mut dup = runs[0].clone();
     dup.preset = "other".into();
     runs.push(dup);
-    let err = compute_table(&runs).unwrap_err().to_string();
-    assert!(err.contains("model \"mlp_s\" appears twice"), "{err}");
+    let err = try_analysed(&runs).unwrap_err().to_string();
+    assert_eq!(err, "model \"mlp_s\" appears twice in the study");
 
     assert_eq!(
-        temporal_effects_table(&[]).unwrap_err().to_string(),
-        "tables: no model runs"
+        try_analysed(&[]).unwrap_err().to_string(),
+        "a study needs at least one model"
+    );
+    assert_eq!(
+        compute_table(&[]).unwrap_err().to_string(),
+        "table compute: no model runs"
     );
 }
 
@@ -761,14 +792,15 @@ fn typst_compiles_every_table_with_hostile_data() {
             parameters: 1234,
         })
         .collect();
+    let study = analysed(&runs);
     let mut all = vec![
-        roster(&listing, &runs).unwrap(),
-        robustness(&runs, &family).unwrap(),
-        family_table(&runs, &family).unwrap(),
-        temporal_effects_table(&runs).unwrap(),
+        roster(&listing, &study).unwrap(),
+        robustness(&study).unwrap(),
+        family_table(&study).unwrap(),
+        temporal_effects_table(&study).unwrap(),
         compute_table(&runs).unwrap(),
     ];
-    all.extend(cutoff_tables(&runs).unwrap());
+    all.extend(cutoff_tables(&study).unwrap());
     let mut doc = String::new();
     for t in &all {
         doc.push_str(&format!(

@@ -1,11 +1,13 @@
 //! Analyses of drift matrices (protocol.md §3): ID / future / decay overall and per
 //! cutoff, family averages, cohort means and deviations, forgetting curves, rankings, and
-//! the deterioration / adaptation scores of Agarwal & Nenkova with Wilcoxon tests.
+//! the deterioration / adaptation scores of Agarwal & Nenkova with Wilcoxon tests; and
+//! [`StudyAnalysis`], all of them for one study, computed once for every view of it.
 
 mod cohort;
 mod forgetting;
 mod ranking;
 mod robustness;
+mod study;
 mod temporal_effects;
 pub mod wilcoxon;
 
@@ -16,6 +18,7 @@ pub use robustness::{
     CutoffRow, FamilyRow, ModelCutoffs, Robustness, decay, default_family, family_averages,
     per_cutoff, robustness, spread_cutoffs,
 };
+pub use study::{CutoffRanking, ModelAnalysis, SPREAD_CUTOFFS, StudyAnalysis, StudyModel};
 pub use temporal_effects::{
     SCORES, SalientCells, TemporalEffects, TemporalScore, differences, salient_cells,
     temporal_effects,

@@ -1,11 +1,22 @@
-//! The studies of the paper (`report/studies.toml`) and their loaded, checked artifacts.
+//! The studies of the paper (`report/studies.toml`): their loaded, checked artifacts and
+//! every analysis of them, computed once here for the figures, tables, paper text and
+//! notebooks to read.
+//!
+//! Each run's preset file (the path its provenance names, relative to the root) must still
+//! have the content hash the run recorded: a changed preset makes the results stale, and
+//! the report refuses them rather than describe a run that the preset would not make. The
+//! preset also gives each model's family (`[[models]] family`, the registry's by default),
+//! so the grouping the family analyses use is pinned by the hash in every run's provenance.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Deserialize;
 
+use crate::analysis::{StudyAnalysis, StudyModel};
 use crate::artifacts::{self, ModelRuns};
-use crate::saliency::{self, SaliencyMap};
+use crate::preset::{LoadedPreset, Preset};
+use crate::saliency::{self, SaliencyMeans};
 use crate::{Error, Result};
 
 /// `report/studies.toml`.
@@ -27,17 +38,21 @@ pub struct StudySpec {
     pub presets: Vec<String>,
 }
 
-/// A study with its runs, one entry per (preset, model), every seed combined.
+/// A study with its runs, one entry per (preset, model), every seed combined, and their
+/// analyses.
 #[derive(Clone, Debug)]
 pub struct Study {
     /// The configuration.
     pub spec: StudySpec,
     /// The runs, ordered by preset (as configured) then model key.
     pub runs: Vec<ModelRuns>,
+    /// Every analysis of the runs, models in run order.
+    pub analysis: StudyAnalysis,
     /// The saliency maps found beside the runs (`<run>/saliency/*.json`, each checked
-    /// against its folder's `SHA256SUMS`), in run order then file name order.
-    pub saliency: Vec<SaliencyMap>,
-    /// Every artifact file the runs and maps were read from, relative to the root, sorted.
+    /// against its folder's `SHA256SUMS`) averaged over seeds; none without maps.
+    pub saliency: Option<SaliencyMeans>,
+    /// Every file the study was read from (artifacts, maps and presets), relative to the
+    /// root, sorted.
     pub inputs: Vec<String>,
 }
 
@@ -114,15 +129,88 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Study
                     }
                 }
             }
+            let presets = presets_of(root, results, &runs)?;
+            inputs.extend(presets.keys().cloned());
             inputs.sort();
+            let in_error = |e: Error| Error::Invalid(format!("study {}: {e}", spec.name));
+            let families: Vec<&str> = runs
+                .iter()
+                .map(|r| family(&presets, r))
+                .collect::<Result<_>>()?;
+            let models: Vec<StudyModel> = runs
+                .iter()
+                .zip(&families)
+                .map(|(r, family)| StudyModel {
+                    model: &r.model,
+                    family,
+                    matrix: &r.matrix,
+                })
+                .collect();
+            let analysis = StudyAnalysis::new(&models).map_err(in_error)?;
+            let saliency = saliency::seed_means(&maps, &analysis.slices).map_err(in_error)?;
             Ok(Study {
                 spec: spec.clone(),
                 runs,
-                saliency: maps,
+                analysis,
+                saliency,
                 inputs,
             })
         })
         .collect()
+}
+
+/// The preset file of every run (by path relative to the root), each checked against the
+/// content hash every seed's provenance recorded.
+fn presets_of(
+    root: &Path,
+    results: &str,
+    runs: &[ModelRuns],
+) -> Result<BTreeMap<String, LoadedPreset>> {
+    let mut presets: BTreeMap<String, LoadedPreset> = BTreeMap::new();
+    for r in runs {
+        for p in &r.provenance {
+            let run = format!("{results}/{}/{}/seed-{}", r.preset, r.model, p.seed);
+            let path = &p.preset.path;
+            if !presets.contains_key(path) {
+                let file = root.join(path);
+                if Path::new(path).is_absolute() || !file.is_file() {
+                    return Err(Error::Invalid(format!(
+                        "{run}/run.json: its preset {path} is not a file under the root; \
+                         the report reads each run's preset to check the run is current \
+                         and to take its model families"
+                    )));
+                }
+                presets.insert(path.clone(), Preset::load(&file)?);
+            }
+            let loaded = &presets[path];
+            if loaded.sha256 != p.preset.sha256 || loaded.preset.name != r.preset {
+                return Err(Error::Invalid(format!(
+                    "{run}: made from preset {} with sha256 {}, but {path} is now preset {} \
+                     with sha256 {}: the results are stale; rerun `drift run {path}` or \
+                     restore the preset",
+                    r.preset, p.preset.sha256, loaded.preset.name, loaded.sha256
+                )));
+            }
+        }
+    }
+    Ok(presets)
+}
+
+/// The family a run's preset gives its model.
+fn family<'a>(presets: &'a BTreeMap<String, LoadedPreset>, run: &ModelRuns) -> Result<&'a str> {
+    let path = &run.provenance[0].preset.path;
+    presets[path]
+        .preset
+        .models
+        .iter()
+        .find(|m| m.key == run.model)
+        .map(|m| m.family.as_str())
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "{}/{}: preset {path} has no model {}",
+                run.preset, run.model, run.model
+            ))
+        })
 }
 
 /// The files of a run's saliency folder (relative to the root, sorted), none when absent.

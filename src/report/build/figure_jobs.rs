@@ -1,12 +1,12 @@
-//! The figure jobs: one function per figure family, each reading one study's shared values
-//! ([`StudyFigures`], computed once) and returning its jobs, plus the panel of every
-//! study's cohort mean. Adding a figure: its renderer under `report/figures/`, a function
-//! here, and its line in [`FAMILIES`].
+//! The figure jobs: one function per figure family, each reading one study's analyses
+//! ([`StudyFigures`]) and returning its jobs, plus the panel of every study's cohort mean.
+//! Adding a figure: its renderer under `report/figures/`, a function here, and its line in
+//! [`FAMILIES`].
 
 use std::path::Path;
 
-use super::{Job, saliency_means, svg};
-use crate::analysis::{self, Robustness};
+use super::{Job, svg};
+use crate::analysis::{SCORES, StudyAnalysis};
 use crate::matrix::Grid;
 use crate::metrics::Metric;
 use crate::report::figures::{
@@ -15,22 +15,17 @@ use crate::report::figures::{
 };
 use crate::report::manifest::{self, Inputs};
 use crate::report::study::Study;
-use crate::report::tables;
 use crate::{Error, Result};
 
 /// What the figures of one study read.
 pub struct StudyFigures<'a> {
     /// The study; its figures go to `figures/<its name>/`.
     study: &'a Study,
+    /// Its analyses.
+    analysis: &'a StudyAnalysis,
     /// The inputs of every figure of the study (its artifact files and the code).
     inputs: Inputs,
-    /// Slice labels, oldest first.
-    labels: Vec<String>,
     metric: Metric,
-    /// Each model's seed-mean grid, in run order.
-    means: Vec<(String, Grid)>,
-    /// The cohort mean of the models.
-    cohort: Grid,
     /// One colour scale for every raw heatmap of the study.
     raw_scale: Scale,
 }
@@ -39,29 +34,22 @@ impl<'a> StudyFigures<'a> {
     fn new(root: &Path, study: &'a Study, code: &str) -> Result<Self> {
         let mut inputs = manifest::hash_files(root, &study.inputs)?;
         inputs.insert("src".into(), code.to_string());
-        let first = &study.runs[0].matrix;
-        let means: Vec<(String, Grid)> = study
-            .runs
-            .iter()
-            .map(|r| (r.model.clone(), r.matrix.mean()))
-            .collect();
-        let models: Vec<(&str, &crate::DriftMatrix)> = study
-            .runs
-            .iter()
-            .map(|r| (r.model.as_str(), &r.matrix))
-            .collect();
-        let cohort = analysis::cohort(&models, first.seeds())?.mean;
-        let raw_scale = Scale::shared_sequential(&means.iter().map(|(_, g)| g).collect::<Vec<_>>())
+        let analysis = &study.analysis;
+        let means: Vec<&Grid> = analysis.models.iter().map(|m| &m.mean).collect();
+        let raw_scale = Scale::shared_sequential(&means)
             .ok_or_else(|| Error::Invalid(format!("study {}: no filled cell", study.spec.name)))?;
         Ok(StudyFigures {
             study,
+            analysis,
             inputs,
-            labels: first.slices().to_vec(),
-            metric: first.metric(),
-            means,
-            cohort,
+            metric: analysis.metric,
             raw_scale,
         })
+    }
+
+    /// Slice labels, oldest first.
+    fn labels(&self) -> Vec<String> {
+        self.analysis.slices.clone()
     }
 
     /// A job for `figures/<study>/<file>.svg`.
@@ -100,8 +88,8 @@ pub fn figure_jobs(root: &Path, studies: &[Study], code: &str) -> Result<Vec<Job
         all_inputs.extend(figures.inputs.clone());
         cohorts.push(CohortPanel {
             title: study.spec.title.clone(),
-            labels: figures.labels,
-            grid: figures.cohort,
+            labels: figures.labels(),
+            grid: study.analysis.cohort.mean.clone(),
             metric: figures.metric,
         });
     }
@@ -112,32 +100,29 @@ pub fn figure_jobs(root: &Path, studies: &[Study], code: &str) -> Result<Vec<Job
 /// Each model's raw heatmap on the study's shared scale, and its deviation from the
 /// cohort mean on a shared diverging scale.
 fn heatmaps(s: &StudyFigures) -> Result<Vec<Job>> {
-    let deviations: Vec<Grid> = s
-        .means
-        .iter()
-        .map(|(_, g)| analysis::deviation(g, &s.cohort))
-        .collect();
-    let dev_scale = Scale::shared_diverging(&deviations.iter().collect::<Vec<_>>())
-        .unwrap_or(Scale::Diverging { max_abs: 1e-9 });
+    let models = &s.analysis.models;
+    let deviations: Vec<&Grid> = models.iter().map(|m| &m.deviation).collect();
+    let dev_scale =
+        Scale::shared_diverging(&deviations).unwrap_or(Scale::Diverging { max_abs: 1e-9 });
     let mut jobs = Vec::new();
-    for ((model, grid), dev) in s.means.iter().zip(deviations) {
-        let title = Some(model.clone());
+    for m in models {
+        let title = Some(m.model.clone());
         for (kind, grid, scale, opts) in [
             (
                 "raw",
-                grid.clone(),
+                m.mean.clone(),
                 s.raw_scale,
                 HeatmapOptions::raw(s.metric, title.clone()),
             ),
             (
                 "deviation",
-                dev,
+                m.deviation.clone(),
                 dev_scale,
                 HeatmapOptions::deviation(s.metric, title.clone()),
             ),
         ] {
-            let labels = s.labels.clone();
-            jobs.push(s.job(&format!("{model}-{kind}"), move || {
+            let labels = s.labels();
+            jobs.push(s.job(&format!("{}-{kind}", m.model), move || {
                 figures::heatmap(&grid, &labels, scale, &opts)
             }));
         }
@@ -147,9 +132,10 @@ fn heatmaps(s: &StudyFigures) -> Result<Vec<Job>> {
 
 /// The cohort mean's heatmap on its own scale.
 fn cohort_mean(s: &StudyFigures) -> Result<Vec<Job>> {
-    let scale = Scale::shared_sequential(&[&s.cohort]).unwrap_or(s.raw_scale);
+    let cohort = &s.analysis.cohort.mean;
+    let scale = Scale::shared_sequential(&[cohort]).unwrap_or(s.raw_scale);
     let opts = HeatmapOptions::raw(s.metric, Some("cohort mean".into()));
-    let (grid, labels) = (s.cohort.clone(), s.labels.clone());
+    let (grid, labels) = (cohort.clone(), s.labels());
     Ok(vec![s.job("cohort-mean", move || {
         figures::heatmap(&grid, &labels, scale, &opts)
     })])
@@ -158,12 +144,17 @@ fn cohort_mean(s: &StudyFigures) -> Result<Vec<Job>> {
 /// Forgetting curves per model and per family.
 fn forgetting(s: &StudyFigures) -> Result<Vec<Job>> {
     let curves: Vec<Curve> = s
-        .study
-        .runs
+        .analysis
+        .models
         .iter()
-        .map(|r| Curve::from_matrix(&r.model, &r.matrix))
+        .map(|m| Curve::new(&m.model, &m.forgetting))
         .collect();
-    let families = figures::family_curves(&curves, tables::registry_family);
+    let families: Vec<Curve> = s
+        .analysis
+        .family_forgetting
+        .iter()
+        .map(|(family, points)| Curve::new(family, points))
+        .collect();
     Ok([
         ("forgetting-models", curves),
         ("forgetting-families", families),
@@ -178,23 +169,15 @@ fn forgetting(s: &StudyFigures) -> Result<Vec<Job>> {
 
 /// The models ranked by future score and by decay.
 fn rankings(s: &StudyFigures) -> Result<Vec<Job>> {
-    let direction = s.metric.direction();
-    let robust: Vec<(&str, Robustness)> = s
-        .means
-        .iter()
-        .map(|(m, g)| (m.as_str(), analysis::robustness(g, direction)))
-        .collect();
-    let by_future = analysis::rank_by_future(&robust, direction);
-    let by_decay = analysis::rank_by_decay(&robust);
     Ok([
         (
             "ranking-future",
-            by_future,
+            s.analysis.by_future.clone(),
             format!("future {}", s.metric.name()),
         ),
         (
             "ranking-decay",
-            by_decay,
+            s.analysis.by_decay.clone(),
             "decay (positive = worse on the future)".to_string(),
         ),
     ]
@@ -212,24 +195,24 @@ fn rankings(s: &StudyFigures) -> Result<Vec<Job>> {
 /// The Agarwal & Nenkova scores of every model as a dot plot.
 fn temporal_effects(s: &StudyFigures) -> Result<Vec<Job>> {
     let rows: Vec<EffectsRow> = s
-        .study
-        .runs
+        .analysis
+        .models
         .iter()
-        .map(|r| EffectsRow {
-            model: r.model.clone(),
-            scores: analysis::temporal_effects(&r.matrix).all().to_vec(),
+        .map(|m| EffectsRow {
+            model: m.model.clone(),
+            scores: m.effects.all().to_vec(),
         })
         .collect();
     let factor = s.metric.display_scale();
     let label = format!("mean difference, {}", s.metric.display_unit());
     Ok(vec![s.job("temporal-effects", move || {
-        figures::temporal_effects(&analysis::SCORES.map(|s| s.0), &rows, factor, &label)
+        figures::temporal_effects(&SCORES.map(|s| s.0), &rows, factor, &label)
     })])
 }
 
 /// The saliency maps of the study's runs, when they have any.
 fn saliency(s: &StudyFigures) -> Result<Vec<Job>> {
-    let Some(maps) = saliency_means(s.study, &s.labels)? else {
+    let Some(maps) = s.study.saliency.clone() else {
         return Ok(Vec::new());
     };
     Ok(vec![s.job("saliency", move || {

@@ -12,7 +12,6 @@ mod figure_jobs;
 
 use std::path::Path;
 
-use crate::analysis::{self, Robustness};
 use crate::checksum::{Sums, sha256_hex};
 use crate::files::write_atomic;
 use crate::report::manifest::{self, Inputs, Manifest};
@@ -100,116 +99,6 @@ fn svg(text: Result<String>) -> Result<Vec<u8>> {
     text.map(String::into_bytes)
 }
 
-/// A study's saliency maps averaged over the seeds that have them, one per (model,
-/// cutoff, slice): rows are models in run order, columns (cutoff, slice) pairs in slice
-/// order.
-pub struct SaliencyMeans {
-    /// Models with at least one map.
-    pub rows: Vec<String>,
-    /// `through <cutoff>, on <slice>`.
-    pub columns: Vec<String>,
-    /// `maps[row][column]`, the mean map or none.
-    pub maps: Vec<Vec<Option<Vec<Vec<f64>>>>>,
-    /// The number of seeds averaged, over all maps (smallest and largest).
-    pub seeds: (usize, usize),
-    /// The number of images behind each seed's map (smallest and largest).
-    pub images: (usize, usize),
-    /// `<model> <column>` of every map that is zero everywhere: a model whose logit does
-    /// not change with the image.
-    pub blind: Vec<String>,
-}
-
-/// The seed-mean saliency maps of `study` (slices named by `labels`), or none without maps.
-pub fn saliency_means(study: &Study, labels: &[String]) -> Result<Option<SaliencyMeans>> {
-    use std::collections::BTreeMap;
-    if study.saliency.is_empty() {
-        return Ok(None);
-    }
-    let position = |l: &str| labels.iter().position(|x| x == l).unwrap_or(usize::MAX);
-    let mut rows: Vec<String> = Vec::new();
-    let mut pairs: Vec<(usize, usize, String, String)> = Vec::new();
-    let mut groups: BTreeMap<(&str, &str, &str), Vec<&crate::saliency::SaliencyMap>> =
-        BTreeMap::new();
-    for m in &study.saliency {
-        if !rows.contains(&m.model) {
-            rows.push(m.model.clone());
-        }
-        let pair = (
-            position(&m.cutoff),
-            position(&m.slice),
-            m.cutoff.clone(),
-            m.slice.clone(),
-        );
-        if !pairs.contains(&pair) {
-            pairs.push(pair);
-        }
-        groups
-            .entry((&m.model, &m.cutoff, &m.slice))
-            .or_default()
-            .push(m);
-    }
-    pairs.sort();
-    let mut seeds = (usize::MAX, 0);
-    let mut images = (usize::MAX, 0);
-    let mut maps = Vec::new();
-    for model in &rows {
-        let mut row = Vec::new();
-        for (_, _, cutoff, slice) in &pairs {
-            let Some(group) = groups.get(&(model.as_str(), cutoff.as_str(), slice.as_str())) else {
-                row.push(None);
-                continue;
-            };
-            seeds = (seeds.0.min(group.len()), seeds.1.max(group.len()));
-            let mut sum = group[0].values.clone();
-            sum.iter_mut().flatten().for_each(|v| *v = 0.0);
-            for m in group {
-                images = (images.0.min(m.rows.len()), images.1.max(m.rows.len()));
-                let same = m.values.len() == sum.len()
-                    && m.values.iter().zip(&sum).all(|(a, b)| a.len() == b.len());
-                if !same {
-                    return Err(Error::Invalid(format!(
-                        "study {}: saliency maps of {model} through {cutoff} on {slice} \
-                         differ in size between seeds",
-                        study.spec.name
-                    )));
-                }
-                for (acc, v) in sum.iter_mut().flatten().zip(m.values.iter().flatten()) {
-                    *acc += v;
-                }
-            }
-            let n = group.len() as f64;
-            sum.iter_mut()
-                .flatten()
-                .for_each(|v| *v = (*v / n).clamp(0.0, 1.0));
-            row.push(Some(sum));
-        }
-        maps.push(row);
-    }
-    let columns: Vec<String> = pairs
-        .iter()
-        .map(|(_, _, c, s)| format!("through {c}, on {s}"))
-        .collect();
-    let mut blind = Vec::new();
-    for (model, row) in rows.iter().zip(&maps) {
-        for (column, map) in columns.iter().zip(row) {
-            if map
-                .as_ref()
-                .is_some_and(|m| m.iter().flatten().all(|&v| v == 0.0))
-            {
-                blind.push(format!("{model} {column}"));
-            }
-        }
-    }
-    Ok(Some(SaliencyMeans {
-        rows,
-        columns,
-        maps,
-        seeds,
-        images,
-        blind,
-    }))
-}
-
 /// What a build did.
 #[derive(Debug, Default)]
 pub struct Built {
@@ -285,14 +174,14 @@ pub fn table_jobs(
         let mut inputs = manifest::hash_files(root, &study.inputs)?;
         inputs.extend(manifest::hash_files(root, &[MODELS])?);
         inputs.insert("src".into(), code.to_string());
-        let family = |m: &str| tables::registry_family(m);
+        let analysis = &study.analysis;
         let mut all = vec![
-            tables::roster(&listing, &study.runs)?,
-            tables::robustness(&study.runs, &family)?,
+            tables::roster(&listing, analysis)?,
+            tables::robustness(analysis)?,
         ];
-        all.extend(tables::cutoff_tables(&study.runs)?);
-        all.push(tables::family_table(&study.runs, &family)?);
-        all.push(tables::temporal_effects_table(&study.runs)?);
+        all.extend(tables::cutoff_tables(analysis)?);
+        all.push(tables::family_table(analysis)?);
+        all.push(tables::temporal_effects_table(analysis)?);
         all.push(tables::compute_table(&study.runs)?);
         let mut listed = Vec::new();
         for table in &all {
@@ -318,39 +207,21 @@ pub fn table_jobs(
     Ok((jobs, serde_json::Value::Object(context)))
 }
 
-/// The numbers the paper's text quotes, per study, from the analyses.
+/// The numbers the paper's text quotes, per study, read from its analyses.
 pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<serde_json::Value> {
     let mut out = Vec::new();
     for study in studies {
-        let first = &study.runs[0].matrix;
-        let metric = first.metric();
-        let direction = metric.direction();
-        let models: Vec<(&str, &crate::DriftMatrix)> = study
-            .runs
-            .iter()
-            .map(|r| (r.model.as_str(), &r.matrix))
-            .collect();
-        let cohort = analysis::cohort(&models, first.seeds())?;
-        let c = analysis::robustness(&cohort.mean, direction);
-        let robust: Vec<(&str, Robustness)> = study
-            .runs
-            .iter()
-            .map(|r| {
-                (
-                    r.model.as_str(),
-                    analysis::robustness(&r.matrix.mean(), direction),
-                )
-            })
-            .collect();
-        let best = analysis::rank_by_future(&robust, direction);
-        let steady = analysis::rank_by_decay(&robust);
+        let a = &study.analysis;
+        let metric = a.metric;
+        let c = a.cohort_overall;
+        let (best, steady) = (&a.by_future, &a.by_decay);
         let name = &study.spec.name;
         let figure = |file: &str| format!("/figures/{name}/{file}.svg");
         // The text quotes values on the tables' scale (×100 for metrics in [0, 1]).
         let scale = metric.display_scale();
         let scaled = |v: Option<f64>| v.map(|v| v * scale);
         let unit = metric.display_unit();
-        let saliency = saliency_means(study, first.slices())?.map(|m| {
+        let saliency = study.saliency.as_ref().map(|m| {
             serde_json::json!({
                 "path": figure("saliency"),
                 "models": m.rows,
@@ -366,11 +237,11 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
             "name": name,
             "title": study.spec.title,
             "metric": metric.name(),
-            "models": study.runs.iter().map(|r| r.model.clone()).collect::<Vec<_>>(),
-            "seeds": first.seeds().len(),
-            "slices": first.k(),
-            "first_slice": first.slices().first(),
-            "last_slice": first.slices().last(),
+            "models": a.models.iter().map(|m| m.model.clone()).collect::<Vec<_>>(),
+            "seeds": a.models[0].seeds.len(),
+            "slices": a.slices.len(),
+            "first_slice": a.slices.first(),
+            "last_slice": a.slices.last(),
             "unit": unit,
             "cohort_id": scaled(c.id),
             "cohort_future": scaled(c.future),
@@ -379,8 +250,8 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
             "best_future": scaled(best.first().map(|r| r.value)),
             "least_decay_model": steady.first().map(|r| r.model.clone()),
             "least_decay": scaled(steady.first().map(|r| r.value)),
-            "raw": study.runs.iter().map(|r| figure(&format!("{}-raw", r.model))).collect::<Vec<_>>(),
-            "deviation": study.runs.iter().map(|r| figure(&format!("{}-deviation", r.model))).collect::<Vec<_>>(),
+            "raw": a.models.iter().map(|m| figure(&format!("{}-raw", m.model))).collect::<Vec<_>>(),
+            "deviation": a.models.iter().map(|m| figure(&format!("{}-deviation", m.model))).collect::<Vec<_>>(),
             "cohort_mean": figure("cohort-mean"),
             "forgetting_models": figure("forgetting-models"),
             "forgetting_families": figure("forgetting-families"),

@@ -11,7 +11,7 @@ use super::colors::TAB10;
 use super::heatmap::{AXIS_PX, TICK_PX, TITLE_PX};
 use super::{err, nice_ticks, number, render, rgb, style, text, width};
 use crate::analysis::{ForgettingPoint, forgetting_curve, forgetting_over_seeds};
-use crate::matrix::{DriftMatrix, Grid, sample_std};
+use crate::matrix::{DriftMatrix, Grid};
 use crate::metrics::Metric;
 use crate::{Error, Result};
 
@@ -25,6 +25,15 @@ pub struct Curve {
 }
 
 impl Curve {
+    /// A curve of computed points, e.g. a model's or a family's of
+    /// [`crate::analysis::StudyAnalysis`].
+    pub fn new(label: &str, points: &[ForgettingPoint]) -> Curve {
+        Curve {
+            label: label.to_string(),
+            points: points.to_vec(),
+        }
+    }
+
     /// A model's curve over its seeds ([`forgetting_over_seeds`]).
     pub fn from_matrix(label: &str, matrix: &DriftMatrix) -> Curve {
         Curve {
@@ -47,45 +56,6 @@ impl Curve {
                 .collect(),
         }
     }
-}
-
-/// One curve per family, families in order of first appearance: at each lag the mean of
-/// the members' means (members with a value there), std the sample std over those members.
-pub fn family_curves(models: &[Curve], family: impl Fn(&str) -> String) -> Vec<Curve> {
-    let mut families: Vec<(String, Vec<&Curve>)> = Vec::new();
-    for m in models {
-        let f = family(&m.label);
-        match families.iter_mut().find(|(name, _)| *name == f) {
-            Some((_, members)) => members.push(m),
-            None => families.push((f, vec![m])),
-        }
-    }
-    families
-        .into_iter()
-        .map(|(label, members)| {
-            let mut lags: Vec<usize> = members
-                .iter()
-                .flat_map(|m| m.points.iter().map(|p| p.lag))
-                .collect();
-            lags.sort_unstable();
-            lags.dedup();
-            let points = lags
-                .into_iter()
-                .map(|lag| {
-                    let values: Vec<f64> = members
-                        .iter()
-                        .filter_map(|m| m.points.iter().find(|p| p.lag == lag).map(|p| p.mean))
-                        .collect();
-                    ForgettingPoint {
-                        lag,
-                        mean: values.iter().sum::<f64>() / values.len() as f64,
-                        std: sample_std(&values),
-                    }
-                })
-                .collect();
-            Curve { label, points }
-        })
-        .collect()
 }
 
 /// Options of a forgetting-curve figure.

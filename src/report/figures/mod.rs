@@ -10,7 +10,7 @@
 //! |---|---|
 //! | raw / deviation heatmap of one model | [`heatmap()`] |
 //! | several heatmaps with one shared colour bar (cohort means of the studies) | [`panels()`] |
-//! | forgetting curves per model or per family | [`forgetting_curves`], [`family_curves`] |
+//! | forgetting curves per model or per family | [`forgetting_curves`] (family curves: [`crate::analysis::StudyAnalysis::family_forgetting`]) |
 //! | ranking by future score or decay | [`ranking`] |
 //! | deterioration / adaptation scores of Agarwal & Nenkova | [`temporal_effects`] |
 //! | saliency maps per model and (cutoff, slice) | [`saliency_grid`] |
@@ -32,7 +32,7 @@ pub mod rankings;
 pub mod saliency;
 pub mod scale;
 
-pub use curves::{Curve, CurveOptions, family_curves, forgetting_curves};
+pub use curves::{Curve, CurveOptions, forgetting_curves};
 pub use effects::{EffectsRow, temporal_effects};
 pub use heatmap::{HeatmapOptions, heatmap};
 pub use panels::{Panel, panels};

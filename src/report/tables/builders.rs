@@ -1,16 +1,13 @@
-//! The tables of the paper, each built from the analyses of one study.
+//! The tables of the paper, each read from the analyses of one study ([`StudyAnalysis`],
+//! computed once); the compute table from the runs' provenance and timings.
 
 use std::collections::BTreeMap;
 
 use polars::prelude::{Column, DataFrame, SortMultipleOptions};
 
-use super::{CUTOFFS, Format, Table, polars_error};
-use crate::analysis::{
-    ModelCutoffs, Robustness, TemporalScore, default_family, family_averages, per_cutoff,
-    rank_by_future, robustness as robustness_of, spread_cutoffs, temporal_effects,
-};
+use super::{Format, Table, polars_error};
+use crate::analysis::{ModelAnalysis, Ranked, Robustness, StudyAnalysis, TemporalScore};
 use crate::artifacts::ModelRuns;
-use crate::metrics::{Direction, Metric};
 use crate::{Error, Result};
 
 /// One line of `drift models --params`.
@@ -81,52 +78,12 @@ pub fn parse_models_listing(text: &str) -> Result<Vec<ModelListing>> {
     Ok(out)
 }
 
-/// The family of a model: the registry's, else [`default_family`] (key without its size
-/// suffix).
-pub fn registry_family(model: &str) -> String {
-    crate::models::info(model)
-        .map(|i| i.family.to_string())
-        .unwrap_or_else(|_| default_family(model).to_string())
-}
-
-/// One study, checked: models sorted by key, each once, all sharing slices and metric
-/// (a study may span several presets).
-struct Study<'a> {
-    runs: Vec<&'a ModelRuns>,
-    slices: &'a [String],
-    metric: Metric,
-    direction: Direction,
-}
-
-fn study(runs: &[ModelRuns]) -> Result<Study<'_>> {
-    let first = runs
-        .first()
-        .ok_or_else(|| Error::Invalid("tables: no model runs".into()))?;
-    let mut sorted: Vec<&ModelRuns> = runs.iter().collect();
-    sorted.sort_by(|a, b| a.model.cmp(&b.model));
-    for pair in sorted.windows(2) {
-        if pair[0].model == pair[1].model {
-            return Err(Error::Invalid(format!(
-                "tables: model {:?} appears twice ({}/{} and {}/{})",
-                pair[0].model, pair[0].preset, pair[0].model, pair[1].preset, pair[1].model
-            )));
-        }
-    }
-    for r in &sorted {
-        if r.matrix.slices() != first.matrix.slices() || r.matrix.metric() != first.matrix.metric()
-        {
-            return Err(Error::Invalid(format!(
-                "tables: {}/{} has other slices or another metric than {}/{}",
-                r.preset, r.model, first.preset, first.model
-            )));
-        }
-    }
-    Ok(Study {
-        runs: sorted,
-        slices: first.matrix.slices(),
-        metric: first.matrix.metric(),
-        direction: first.matrix.direction(),
-    })
+/// The models of a study sorted by key: tables list models in key order whatever the
+/// order of the study's presets.
+fn by_key(study: &StudyAnalysis) -> Vec<&ModelAnalysis> {
+    let mut models: Vec<&ModelAnalysis> = study.models.iter().collect();
+    models.sort_by(|a, b| a.model.cmp(&b.model));
+    models
 }
 
 fn text(name: &str, values: Vec<String>) -> Column {
@@ -141,8 +98,14 @@ fn ints(name: &str, values: Vec<Option<i64>>) -> Column {
     Column::new(name.into(), values)
 }
 
-/// The `ID`, `future` and `decay` columns of `scores`, times `scale`.
-fn score_columns(scores: &[(&str, Robustness)], scale: f64) -> [Column; 3] {
+/// `rank` (from `ranking`; null for a model not in it), `model`, then the `ID`, `future`
+/// and `decay` columns of `scores` times `scale`.
+fn ranked_score_columns(
+    scores: &[(&str, Robustness)],
+    ranking: &[Ranked],
+    scale: f64,
+) -> Vec<Column> {
+    let rank = |m: &str| ranking.iter().find(|r| r.model == m).map(|r| r.rank as i64);
     let column = |name: &str, value: fn(&Robustness) -> Option<f64>| {
         floats(
             name,
@@ -152,7 +115,9 @@ fn score_columns(scores: &[(&str, Robustness)], scale: f64) -> [Column; 3] {
                 .collect(),
         )
     };
-    [
+    vec![
+        ints("rank", scores.iter().map(|(m, _)| rank(m)).collect()),
+        text("model", scores.iter().map(|(m, _)| m.to_string()).collect()),
         column("ID", |s| s.id),
         column("future", |s| s.future),
         column("decay", |s| s.decay),
@@ -179,30 +144,21 @@ fn scaled(value: Option<f64>, scale: f64) -> Option<f64> {
     value.map(|v| v * scale)
 }
 
-/// Ranks `(model, scores)` by future score: 1-based ranks, `None` without a future score.
-fn ranks(entries: &[(&str, Robustness)], direction: Direction) -> BTreeMap<String, i64> {
-    rank_by_future(entries, direction)
-        .into_iter()
-        .map(|r| (r.model, r.rank as i64))
-        .collect()
-}
-
 /// The model roster: `model`, `family`, `input`, `architecture`, `parameters`, for the
 /// study's models in listing order. Every model of the study must be in the listing.
-pub fn roster(listing: &[ModelListing], runs: &[ModelRuns]) -> Result<Table> {
+pub fn roster(listing: &[ModelListing], study: &StudyAnalysis) -> Result<Table> {
     let name = "roster";
-    let study = study(runs)?;
-    for r in &study.runs {
-        if !listing.iter().any(|l| l.key == r.model) {
+    for m in by_key(study) {
+        if !listing.iter().any(|l| l.key == m.model) {
             return Err(Error::Invalid(format!(
                 "table roster: model {:?} is not in the models listing",
-                r.model
+                m.model
             )));
         }
     }
     let rows: Vec<&ModelListing> = listing
         .iter()
-        .filter(|l| study.runs.iter().any(|r| r.model == l.key))
+        .filter(|l| study.model(&l.key).is_some())
         .collect();
     let df = frame(
         name,
@@ -238,38 +194,25 @@ pub fn roster(listing: &[ModelListing], runs: &[ModelRuns]) -> Result<Table> {
 
 /// Robustness per model: `rank`, `model`, `family`, `seeds`, `ID`, `future`, `decay` on
 /// the seed-mean matrix, ranked by future score.
-pub fn robustness(runs: &[ModelRuns], family: &dyn Fn(&str) -> String) -> Result<Table> {
+pub fn robustness(study: &StudyAnalysis) -> Result<Table> {
     let name = "robustness";
-    let study = study(runs)?;
-    let scale = study.metric.display_scale();
-    let scores: Vec<(&str, Robustness)> = study
-        .runs
+    let models = by_key(study);
+    let scores: Vec<(&str, Robustness)> = models
         .iter()
-        .map(|r| {
-            (
-                r.model.as_str(),
-                robustness_of(&r.matrix.mean(), study.direction),
-            )
-        })
+        .map(|m| (m.model.as_str(), m.overall))
         .collect();
-    let rank = ranks(&scores, study.direction);
-    let mut columns = vec![
-        ints(
-            "rank",
-            scores.iter().map(|(m, _)| rank.get(*m).copied()).collect(),
-        ),
-        text("model", scores.iter().map(|(m, _)| m.to_string()).collect()),
-        text("family", scores.iter().map(|(m, _)| family(m)).collect()),
+    let mut columns = ranked_score_columns(&scores, &study.by_future, study.metric.display_scale());
+    columns.insert(
+        2,
+        text("family", models.iter().map(|m| m.family.clone()).collect()),
+    );
+    columns.insert(
+        3,
         ints(
             "seeds",
-            study
-                .runs
-                .iter()
-                .map(|r| Some(r.matrix.seeds().len() as i64))
-                .collect(),
+            models.iter().map(|m| Some(m.seeds.len() as i64)).collect(),
         ),
-    ];
-    columns.extend(score_columns(&scores, scale));
+    );
     let df = frame(name, columns)?;
     let d = study.metric.display_decimals();
     Ok(Table {
@@ -292,44 +235,25 @@ pub fn robustness(runs: &[ModelRuns], family: &dyn Fn(&str) -> String) -> Result
     })
 }
 
-/// One table per evenly spread cutoff ([`spread_cutoffs`]`(K, 4)`), named `cutoff-1` ..
+/// One table per evenly spread cutoff ([`StudyAnalysis::spread`]), named `cutoff-1` ..
 /// `cutoff-4` in timeline order: `rank`, `model`, `ID`, `future`, `decay` at that cutoff.
-pub fn cutoff_tables(runs: &[ModelRuns]) -> Result<Vec<Table>> {
-    let study = study(runs)?;
+pub fn cutoff_tables(study: &StudyAnalysis) -> Result<Vec<Table>> {
     let scale = study.metric.display_scale();
     let d = study.metric.display_decimals();
-    let rows: Vec<_> = study
-        .runs
-        .iter()
-        .map(|r| per_cutoff(&r.matrix.mean(), study.direction))
-        .collect();
+    let models = by_key(study);
     let mut out = Vec::new();
-    for (t, c) in spread_cutoffs(study.slices.len(), CUTOFFS)
-        .into_iter()
-        .enumerate()
-    {
+    for (t, at) in study.cutoff_rankings.iter().enumerate() {
         let name = format!("cutoff-{}", t + 1);
-        let scores: Vec<(&str, Robustness)> = study
-            .runs
+        let scores: Vec<(&str, Robustness)> = models
             .iter()
-            .zip(&rows)
-            .map(|(r, rows)| (r.model.as_str(), rows[c].scores))
+            .map(|m| (m.model.as_str(), m.per_cutoff[at.cutoff].scores))
             .collect();
-        let rank = ranks(&scores, study.direction);
-        let mut columns = vec![
-            ints(
-                "rank",
-                scores.iter().map(|(m, _)| rank.get(*m).copied()).collect(),
-            ),
-            text("model", scores.iter().map(|(m, _)| m.to_string()).collect()),
-        ];
-        columns.extend(score_columns(&scores, scale));
-        let df = frame(&name, columns)?;
+        let df = frame(&name, ranked_score_columns(&scores, &at.by_future, scale))?;
         out.push(Table {
             caption: format!(
                 "Models trained through {} ({}, mean over seeds): ID, future and decay, \
                  ranked by future score.",
-                study.slices[c],
+                study.slices[at.cutoff],
                 study.metric.display_unit()
             ),
             frame: by_rank(&name, df)?,
@@ -348,34 +272,11 @@ pub fn cutoff_tables(runs: &[ModelRuns]) -> Result<Vec<Table>> {
 
 /// Family averages over the evenly spread cutoffs: `family`, `cutoff` (the slice label,
 /// or `mean` for the mean over the cutoffs), `models`, `ID`, `future`, `decay`.
-pub fn family_table(runs: &[ModelRuns], family: &dyn Fn(&str) -> String) -> Result<Table> {
+pub fn family_table(study: &StudyAnalysis) -> Result<Table> {
     let name = "families";
-    let study = study(runs)?;
     let scale = study.metric.display_scale();
     let d = study.metric.display_decimals();
-    let cutoffs = spread_cutoffs(study.slices.len(), CUTOFFS);
-    let mut models: Vec<(String, &str, Vec<_>)> = study
-        .runs
-        .iter()
-        .map(|r| {
-            (
-                family(&r.model),
-                r.model.as_str(),
-                per_cutoff(&r.matrix.mean(), study.direction),
-            )
-        })
-        .collect();
-    // Families in name order: family_averages keeps first-seen order.
-    models.sort_by(|a, b| (a.0.as_str(), a.1).cmp(&(b.0.as_str(), b.1)));
-    let tagged: Vec<ModelCutoffs> = models
-        .iter()
-        .map(|(f, m, rows)| ModelCutoffs {
-            model: m,
-            family: f,
-            rows,
-        })
-        .collect();
-    let averages = family_averages(&tagged, &cutoffs);
+    let averages = &study.families;
     let df = frame(
         name,
         vec![
@@ -420,7 +321,11 @@ pub fn family_table(runs: &[ModelRuns], family: &dyn Fn(&str) -> String) -> Resu
             ),
         ],
     )?;
-    let labels: Vec<&str> = cutoffs.iter().map(|&c| study.slices[c].as_str()).collect();
+    let labels: Vec<&str> = study
+        .spread
+        .iter()
+        .map(|&c| study.slices[c].as_str())
+        .collect();
     Ok(Table {
         name: name.into(),
         caption: format!(
@@ -443,15 +348,14 @@ pub fn family_table(runs: &[ModelRuns], family: &dyn Fn(&str) -> String) -> Resu
 /// The Agarwal & Nenkova scores per model (by key), four rows each in score order:
 /// `model`, `score`, `value` (marked by `p`), `p`, `N`, `min`, `max` (over seeds); the
 /// score names are [`crate::analysis::SCORES`].
-pub fn temporal_effects_table(runs: &[ModelRuns]) -> Result<Table> {
+pub fn temporal_effects_table(study: &StudyAnalysis) -> Result<Table> {
     let name = "temporal-effects";
-    let study = study(runs)?;
     let scale = study.metric.display_scale();
     let d = study.metric.display_decimals();
     let mut rows: Vec<(&str, &str, TemporalScore)> = Vec::new();
-    for r in &study.runs {
-        for (label, score) in temporal_effects(&r.matrix).named() {
-            rows.push((r.model.as_str(), label, score));
+    for m in by_key(study) {
+        for (label, score) in m.effects.named() {
+            rows.push((m.model.as_str(), label, score));
         }
     }
     let df = frame(
@@ -499,10 +403,14 @@ pub fn temporal_effects_table(runs: &[ModelRuns]) -> Result<Table> {
 /// `timing.json`), `train s`, `eval s` (sums over the timed seeds; null when none is).
 pub fn compute_table(runs: &[ModelRuns]) -> Result<Table> {
     let name = "compute";
-    let study = study(runs)?;
+    if runs.is_empty() {
+        return Err(Error::Invalid("table compute: no model runs".into()));
+    }
+    let mut sorted: Vec<&ModelRuns> = runs.iter().collect();
+    sorted.sort_by(|a, b| a.model.cmp(&b.model));
     let mut devices = Vec::new();
     let (mut train, mut eval, mut timed) = (Vec::new(), Vec::new(), Vec::new());
-    for r in &study.runs {
+    for r in &sorted {
         let mut ds: Vec<&str> = r.provenance.iter().map(|p| p.device.as_str()).collect();
         ds.sort_unstable();
         ds.dedup();
@@ -526,15 +434,11 @@ pub fn compute_table(runs: &[ModelRuns]) -> Result<Table> {
     let df = frame(
         name,
         vec![
-            text(
-                "model",
-                study.runs.iter().map(|r| r.model.clone()).collect(),
-            ),
+            text("model", sorted.iter().map(|r| r.model.clone()).collect()),
             text("device", devices),
             ints(
                 "seeds",
-                study
-                    .runs
+                sorted
                     .iter()
                     .map(|r| Some(r.provenance.len() as i64))
                     .collect(),

@@ -1,14 +1,15 @@
-//! The appendix tables of the paper (protocol.md §6), each a polars [`DataFrame`] computed
-//! from the analyses of one study (one preset's [`crate::artifacts::ModelRuns`]), and their rendering as a
-//! Typst `#table(..)` block ([`to_typst`]) or CSV ([`to_csv`]).
+//! The appendix tables of the paper (protocol.md §6), each a polars [`DataFrame`] read
+//! from the analyses of one study ([`crate::analysis::StudyAnalysis`]), and their
+//! rendering as a Typst `#table(..)` block ([`to_typst`]) or CSV ([`to_csv`]).
 //!
 //! Tables:
 //! - [`roster`]: model, family, input, architecture, parameter count (from the committed
 //!   output of `drift models --params`, read by [`parse_models_listing`]);
 //! - [`robustness`]: rank by future score, model, family, seeds, ID, future, decay;
-//! - [`cutoff_tables`]: one per evenly spread cutoff ([`crate::analysis::spread_cutoffs`]`(K, 4)`): rank,
-//!   model, ID, future, decay at that cutoff;
-//! - [`family_table`]: [`crate::analysis::family_averages`] of those cutoff figures, per cutoff and over all;
+//! - [`cutoff_tables`]: one per evenly spread cutoff
+//!   ([`crate::analysis::StudyAnalysis::spread`]): rank, model, ID, future, decay there;
+//! - [`family_table`]: the family averages of those cutoff figures, per cutoff and over
+//!   all (families from the study's presets);
 //! - [`temporal_effects_table`]: the four Agarwal & Nenkova scores per model with their
 //!   Wilcoxon p-value, N, and min / max over seeds;
 //! - [`compute_table`]: training and evaluation wall-clock seconds from `timing.json`.
@@ -32,7 +33,6 @@
 //! `-0.00` is written `0.00`. Every Typst cell, header included, is a quoted string literal
 //! ([`typst_string`]), so no data can inject Typst code. The CSV holds the frame's raw
 //! values instead (full precision, empty for null).
-
 //!
 //! The table type is here, its rendering in `tables/render.rs`, and the tables of the
 //! paper are built in `tables/builders.rs`.
@@ -45,13 +45,10 @@ use polars::prelude::DataFrame;
 use crate::Error;
 
 pub use builders::{
-    ModelListing, compute_table, cutoff_tables, family_table, parse_models_listing,
-    registry_family, robustness, roster, temporal_effects_table,
+    ModelListing, compute_table, cutoff_tables, family_table, parse_models_listing, robustness,
+    roster, temporal_effects_table,
 };
 pub use render::{to_csv, to_typst, typst_string};
-
-/// How many evenly spread cutoffs the paper reads (protocol.md §3).
-pub const CUTOFFS: usize = 4;
 
 /// How one column is written in Typst.
 #[derive(Clone, Debug, PartialEq, Eq)]
