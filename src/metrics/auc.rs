@@ -1,7 +1,7 @@
 //! ROC AUC with ties counted as one half (as scikit-learn's `roc_auc_score`), per class
 //! and macro-averaged over the classes where it is defined.
 
-use super::{check_finite, check_len};
+use super::{check_finite, check_len, sort_key};
 use crate::{Error, Result};
 
 /// ROC AUC of `scores` for binary `labels`: the probability that a random positive scores
@@ -17,20 +17,28 @@ pub fn roc_auc(labels: &[bool], scores: &[f64]) -> Result<Option<f64>> {
     if positives == 0 || negatives == 0 {
         return Ok(None);
     }
-    let mut order: Vec<usize> = (0..scores.len()).collect();
-    order.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
+    // Sorting (key, label) pairs in place, rather than indices into the scores, keeps the
+    // sort and the walk over tie groups free of indirection: about 2x on 1M rows
+    // (benches/numerics.rs).
+    let mut pairs: Vec<(u64, bool)> = scores
+        .iter()
+        .zip(labels)
+        .map(|(&s, &l)| (sort_key(s), l))
+        .collect();
+    pairs.sort_unstable();
     // Sum of the doubled mid-ranks of the positives; doubled ranks are integers.
     let mut doubled_rank_sum: u128 = 0;
     let mut start = 0;
-    while start < order.len() {
-        let mut end = start + 1;
-        while end < order.len() && scores[order[end]] == scores[order[start]] {
+    while start < pairs.len() {
+        let key = pairs[start].0;
+        let mut end = start;
+        let mut tied_positives: u128 = 0;
+        while end < pairs.len() && pairs[end].0 == key {
+            tied_positives += u128::from(pairs[end].1);
             end += 1;
         }
         // Ranks start + 1 ..= end, mid-rank (start + 1 + end) / 2.
-        let doubled_mid = (start + 1 + end) as u128;
-        let tied_positives = order[start..end].iter().filter(|&&r| labels[r]).count();
-        doubled_rank_sum += doubled_mid * tied_positives as u128;
+        doubled_rank_sum += (start + 1 + end) as u128 * tied_positives;
         start = end;
     }
     let p = positives as u128;

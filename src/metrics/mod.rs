@@ -262,6 +262,18 @@ fn check_len(a: usize, b: usize) -> Result<()> {
 }
 
 /// Rejects NaN and infinite scores, which have no rank or error.
+/// A key whose unsigned order is the numeric order of a finite `v`, with `-0.0` and `0.0`
+/// equal (as `==` has them): sorting plain `u64` keys is faster than comparing floats.
+pub(crate) fn sort_key(v: f64) -> u64 {
+    // Adding 0.0 turns -0.0 into 0.0 and leaves every other value as it is.
+    let bits = (v + 0.0).to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    }
+}
+
 fn check_finite(values: &[f64], what: &str) -> Result<()> {
     match values.iter().position(|v| !v.is_finite()) {
         None => Ok(()),
