@@ -29,7 +29,7 @@
 //! `scripts/venv-pins` on first use). Without `--bench` (`cargo test --benches`) drift
 //! encodes 8 texts, alone.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Instant;
 
 use drift::encoders::bert::{BATCH, Bert};
@@ -37,7 +37,7 @@ use drift::encoders::{self, Encoder, MINILM, Pooling};
 use serde_json::json;
 
 mod common;
-use common::{Result, Server, median};
+use common::{Result, Server, median, peer_python, spread};
 
 /// Largest cosine distance allowed between drift's and sentence-transformers' embeddings.
 const COSINE_TOLERANCE: f64 = 1e-4;
@@ -209,7 +209,12 @@ impl Peer {
         wheel: &std::path::Path,
         texts: &std::path::Path,
     ) -> Result<Self> {
-        let python = encoder_python()?;
+        // The set of scripts/pins that scripts/make-fixtures uses for encoder_fixtures.py.
+        let python = peer_python(
+            "DRIFT_ENCODER_PYTHON",
+            VENV_PINS,
+            &["--set", "encoder-peer"],
+        )?;
         eprintln!("encode: sentence-transformers side: {python} {SCRIPT}");
         let mut command = Command::new(&python);
         command
@@ -240,28 +245,10 @@ impl Peer {
     }
 }
 
-fn encoder_python() -> Result<String> {
-    if let Ok(python) = std::env::var("DRIFT_ENCODER_PYTHON") {
-        return Ok(python);
-    }
-    // The set of scripts/pins that scripts/make-fixtures uses for encoder_fixtures.py.
-    let out = Command::new(VENV_PINS)
-        .args(["--set", "encoder-peer"])
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("running {VENV_PINS}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("{VENV_PINS} failed ({})", out.status).into());
-    }
-    Ok(String::from_utf8(out.stdout)?.trim().to_string())
-}
-
 /// `median sentences/s (±half the range over the repetitions, in % of the median)`.
 fn cell(rates: &[f64]) -> String {
-    let mid = median(rates);
-    let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = rates.iter().copied().fold(0.0, f64::max);
-    format!("{mid:.1} (±{:.1}%)", (hi - lo) / 2.0 / mid * 100.0)
+    let (mid, half_range) = spread(rates);
+    format!("{mid:.1} (±{half_range:.1}%)")
 }
 
 fn cosine_distance(a: &[f32], b: &[f32]) -> f64 {

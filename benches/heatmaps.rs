@@ -9,29 +9,19 @@
 //! from `scripts/figures-peer` (pinned matplotlib venv, installed on first use); without
 //! one the matplotlib half is skipped with the reason.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+use common::{Rng, peer_python};
 use drift::matrix::Grid;
 use drift::report::figures::{HeatmapOptions, Scale, heatmap};
 
 const MODELS: usize = 24;
 const K: usize = 40;
 const ROUNDS: usize = 3;
-
-/// splitmix64: a fixed, dependency-free stream of values in [0, 1).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 fn main() {
     let mut rng = Rng(20260);
@@ -94,7 +84,8 @@ fn main() {
     let json = serde_json::json!({ "labels": labels, "lo": lo, "hi": hi, "grids": cells, "rounds": ROUNDS });
     std::fs::write(&data, json.to_string()).expect("writes grids");
 
-    let python = match python() {
+    let figures_peer = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/figures-peer");
+    let python = match peer_python("DRIFT_MATPLOTLIB_PYTHON", figures_peer, &[]) {
         Ok(p) => p,
         Err(why) => {
             println!("matplotlib: skipped ({why})");
@@ -124,21 +115,4 @@ fn main() {
         .expect("heatmaps.py prints seconds_per_heatmap");
     println!("matplotlib:        {per:.6} s per heatmap");
     println!("ratio matplotlib / drift: {:.1}x", per / drift_per);
-}
-
-fn python() -> Result<String, String> {
-    if let Some(p) = std::env::var_os("DRIFT_MATPLOTLIB_PYTHON") {
-        return Ok(p.to_string_lossy().into_owned());
-    }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/figures-peer");
-    let out = Command::new(&script)
-        .output()
-        .map_err(|e| format!("{}: {e}", script.display()))?;
-    if !out.status.success() {
-        return Err(format!(
-            "scripts/figures-peer failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }

@@ -11,14 +11,12 @@
 //! from `DRIFT_FIXTURES_PYTHON`, else `scripts/venv-pins --set fixtures` (the pinned
 //! numpy, scipy and scikit-learn of `scripts/make-fixtures`, installed on first use).
 
-// `common`'s OpenMP wait-policy helper is for the libtorch benches; nothing here is OpenMP.
-#[allow(dead_code)]
 mod common;
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Instant;
 
-use common::{Result, Server, median};
+use common::{Result, Rng, Server, median, peer_python, spread};
 use serde_json::json;
 
 const CLASSES: usize = 4;
@@ -54,19 +52,6 @@ impl Options {
             }
         }
         Ok(options)
-    }
-}
-
-/// splitmix64: a fixed, dependency-free stream of values in [0, 1).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 
@@ -106,21 +91,6 @@ fn write_f64(path: &std::path::Path, values: &[f64]) -> Result<()> {
     Ok(())
 }
 
-fn python() -> Result<String> {
-    if let Ok(python) = std::env::var("DRIFT_FIXTURES_PYTHON") {
-        return Ok(python);
-    }
-    let out = Command::new(VENV_PINS)
-        .args(["--set", "fixtures"])
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("running {VENV_PINS}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("{VENV_PINS} failed ({})", out.status).into());
-    }
-    Ok(String::from_utf8(out.stdout)?.trim().to_string())
-}
-
 fn seconds(run: impl FnOnce()) -> f64 {
     let start = Instant::now();
     run();
@@ -129,10 +99,8 @@ fn seconds(run: impl FnOnce()) -> f64 {
 
 /// `median s (±half the range, in % of the median)`.
 fn cell(times: &[f64]) -> String {
-    let mid = median(times);
-    let lo = times.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = times.iter().copied().fold(0.0, f64::max);
-    format!("{mid:.4} (±{:.0}%)", (hi - lo) / 2.0 / mid * 100.0)
+    let (mid, half_range) = spread(times);
+    format!("{mid:.4} (±{half_range:.0}%)")
 }
 
 fn main() -> std::process::ExitCode {
@@ -163,7 +131,8 @@ fn run() -> Result<()> {
         std::fs::write(dir.path().join("labels.u8"), labels)?;
         write_f64(&dir.path().join("scores.f64"), &data.scores)?;
         write_f64(&dir.path().join("differences.f64"), &data.differences)?;
-        let mut command = Command::new(python()?);
+        let python = peer_python("DRIFT_FIXTURES_PYTHON", VENV_PINS, &["--set", "fixtures"])?;
+        let mut command = Command::new(python);
         command
             .arg(SCRIPT)
             .arg("--serve")

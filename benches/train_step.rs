@@ -44,7 +44,7 @@
 //! in the environment fixes both thresholds for both sides.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Instant;
 
 use drift::models::{self, Input, InputShape, ModelConfig};
@@ -54,7 +54,7 @@ use tch::nn::{self, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
 
 mod common;
-use common::{Result, Server, median};
+use common::{Result, Server, median, peer_python, spread};
 
 const MODELS: [&str; 4] = ["mlp_s", "cnn_s", "vit_s", "bigru_s"];
 const BATCH: i64 = 64;
@@ -262,7 +262,7 @@ struct Peer {
 
 impl Peer {
     fn start(wait_policy: &str, options: &Options) -> Result<Self> {
-        let python = torch_python()?;
+        let python = peer_python("DRIFT_TORCH_PYTHON", TORCH_PYTHON, &[])?;
         eprintln!("train_step: PyTorch side: {python} {SCRIPT}");
         let mut command = Command::new(&python);
         command
@@ -389,26 +389,10 @@ fn measure(
     })
 }
 
-fn torch_python() -> Result<String> {
-    if let Ok(python) = std::env::var("DRIFT_TORCH_PYTHON") {
-        return Ok(python);
-    }
-    let out = Command::new(TORCH_PYTHON)
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("running {TORCH_PYTHON}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("{TORCH_PYTHON} failed ({})", out.status).into());
-    }
-    Ok(String::from_utf8(out.stdout)?.trim().to_string())
-}
-
 /// `median ms (±half the range over the repetitions, in % of the median)`.
 fn cell(step_seconds: &[f64]) -> String {
-    let mid = median(step_seconds);
-    let lo = step_seconds.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = step_seconds.iter().copied().fold(0.0, f64::max);
-    format!("{:.3} (±{:.1}%)", mid * 1e3, (hi - lo) / 2.0 / mid * 100.0)
+    let (mid, half_range) = spread(step_seconds);
+    format!("{:.3} (±{half_range:.1}%)", mid * 1e3)
 }
 
 /// The libtorch version drift links, from `$LIBTORCH/version.py` where there is one.

@@ -93,6 +93,25 @@ pub fn name(device: tch::Device) -> String {
     }
 }
 
+/// Makes glibc keep freed memory for reuse instead of handing it back to the system.
+///
+/// By default every block above glibc's mmap threshold (128 KiB, raised as large blocks
+/// are freed, at most 32 MiB) is unmapped when freed and trimmed from the heap, so each
+/// batch's activations came back as fresh pages the kernel must fault in and zero: 14.6M
+/// page faults in one seed of `cnn_s` on the portrait study. With the threshold fixed at
+/// its maximum and no trimming: 3.3M, and its evaluation took 38 s instead of 49.5 s
+/// (training, 130 s, is unchanged). Where memory comes from changes no value computed:
+/// the matrix is byte-identical. A no-op outside glibc.
+pub fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes glibc's allocation policy, at any time; no memory is
+    // touched.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
+    }
+}
+
 /// Sets libtorch's intra-op and inter-op thread counts. Results are bit-identical only
 /// for the same count, so it is explicit and recorded in provenance.
 pub fn set_threads(threads: u32) -> Result<()> {

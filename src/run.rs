@@ -164,6 +164,7 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
     };
     // Threads first: loading may build an encoder cache, whose bytes depend on them.
     device::set_threads(options.threads)?;
+    device::keep_freed_memory();
     let base = loaded.path.parent().unwrap_or(Path::new("."));
     let data = crate::text::load(&preset.data, &preset.data_options, base)?;
     let config = model_config(&data)?;

@@ -1,5 +1,8 @@
 //! What the benches that time drift against a Python peer share: the OpenMP wait policy
-//! both sides run under, the median of repetitions, and an error-reporting `main`.
+//! both sides run under, the peer's pinned python, a fixed random stream for their data,
+//! the median and spread of repetitions, and an error-reporting `main`.
+// Each bench compiles this module as its own and uses part of it.
+#![allow(dead_code)]
 
 use std::error::Error;
 use std::process::{Command, ExitCode};
@@ -30,6 +33,46 @@ pub fn ensure_wait_policy(bench: &str) -> Result<String> {
     }
     #[cfg(not(unix))]
     Ok("passive".to_string())
+}
+
+/// The python a peer runs in: `$env_var` when set, else what `script args` prints (a
+/// set-up script of `scripts/` that installs its pinned venv on first use; its progress
+/// goes to our stderr).
+pub fn peer_python(env_var: &str, script: &str, args: &[&str]) -> Result<String> {
+    if let Ok(python) = std::env::var(env_var) {
+        return Ok(python);
+    }
+    let out = Command::new(script)
+        .args(args)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("running {script}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("{script} failed ({})", out.status).into());
+    }
+    Ok(String::from_utf8(out.stdout)?.trim().to_string())
+}
+
+/// splitmix64: a fixed, dependency-free stream of values in [0, 1).
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next value.
+    pub fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// The median of `values` and half their range in % of the median.
+pub fn spread(values: &[f64]) -> (f64, f64) {
+    let mid = median(values);
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (mid, (hi - lo) / 2.0 / mid * 100.0)
 }
 
 /// The median of `values` (the mean of the middle two for an even count).

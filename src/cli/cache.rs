@@ -62,7 +62,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     raw.insert("text".into(), "raw".into());
     #[cfg(feature = "torch")]
-    crate::device::set_threads(args.threads)?;
+    {
+        crate::device::set_threads(args.threads)?;
+        crate::device::keep_freed_memory();
+    }
     #[cfg(not(feature = "torch"))]
     if args.threads != 1 || args.device != "cpu" {
         return Err(Error::Invalid(
