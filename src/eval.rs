@@ -14,6 +14,13 @@ use crate::metrics::{Metric, Predictions};
 use crate::slices::{Regime, SliceSplit};
 use crate::{Error, Result};
 
+/// Rows per evaluation batch of `drift run`: as many as a training batch. Larger batches
+/// ran slower per row on the CPU (`benches/eval_speed.rs`): at 256 rows of 128x768 token
+/// states a batch's temporaries are 100 MB, above glibc's largest mmap threshold (32 MiB),
+/// so every batch faulted in fresh pages, and `ffn_s` evaluated 2-4x slower per row than
+/// at 64.
+pub const EVAL_BATCH: usize = 64;
+
 /// Model outputs for the rows of a data set, `width` values per row (row-major). Rows that
 /// were not evaluated hold NaN.
 #[derive(Clone, Debug, PartialEq)]
@@ -144,6 +151,11 @@ pub fn matrix_row(
 }
 
 /// Runs `model` over `rows` in no-grad batches of `batch` rows, in evaluation mode.
+///
+/// Token rows are batched longest first ([`crate::train::DataTensors::by_length`]): a
+/// batch is cut to its longest row, so rows of similar length pad little. The outputs stay
+/// on the device until the last batch and come back in one copy (one synchronisation on a
+/// GPU instead of one per batch).
 #[cfg(feature = "torch")]
 pub fn predict(
     model: &dyn crate::models::Model,
@@ -153,26 +165,28 @@ pub fn predict(
     batch: usize,
     device: tch::Device,
 ) -> Result<Outputs> {
-    let mut values: Vec<f32> = Vec::new();
-    let mut width = 0;
-    tch::no_grad(|| -> Result<()> {
-        for chunk in rows.chunks(batch.max(1)) {
-            let out = model
-                .forward_t(&data.input(chunk, device), false)
-                .to_device(tch::Device::Cpu)
-                .to_kind(tch::Kind::Float);
-            let w = out.size().get(1).copied().unwrap_or(1) as usize;
-            if values.is_empty() {
-                width = w;
-                values = vec![f32::NAN; total_rows * w];
-            }
-            let flat = Vec::<f32>::try_from(out.reshape([-1]))
-                .map_err(|e| Error::Invalid(format!("reading model outputs: {e}")))?;
-            for (k, &r) in chunk.iter().enumerate() {
-                values[r * w..(r + 1) * w].copy_from_slice(&flat[k * w..(k + 1) * w]);
-            }
-        }
-        Ok(())
-    })?;
+    let order = data.by_length(rows);
+    if order.is_empty() {
+        return Ok(Outputs {
+            width: 0,
+            values: Vec::new(),
+        });
+    }
+    let out = tch::no_grad(|| {
+        let batches: Vec<tch::Tensor> = order
+            .chunks(batch.max(1))
+            .map(|chunk| model.forward_t(&data.input(chunk, device), false))
+            .collect();
+        tch::Tensor::cat(&batches, 0)
+    })
+    .to_device(tch::Device::Cpu)
+    .to_kind(tch::Kind::Float);
+    let width = out.size().get(1).copied().unwrap_or(1) as usize;
+    let flat = Vec::<f32>::try_from(out.reshape([-1]))
+        .map_err(|e| Error::Invalid(format!("reading model outputs: {e}")))?;
+    let mut values = vec![f32::NAN; total_rows * width];
+    for (k, &r) in order.iter().enumerate() {
+        values[r * width..(r + 1) * width].copy_from_slice(&flat[k * width..(k + 1) * width]);
+    }
     Ok(Outputs { width, values })
 }

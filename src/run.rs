@@ -23,7 +23,7 @@ use crate::artifacts::{self, CodeVersion, PresetRef, Provenance, RunArtifact, Wa
 use crate::checksum::sha256_hex;
 use crate::data::{Dataset, Inputs};
 use crate::device::{self, DeviceChoice};
-use crate::eval;
+use crate::eval::{self, EVAL_BATCH};
 use crate::files::write_atomic;
 use crate::matrix::Grid;
 use crate::models::{self, InputShape, ModelConfig};
@@ -32,9 +32,6 @@ use crate::slices::{SliceSplit, Timeline, downsample_slices, slice_rows, split_s
 use crate::train::checkpoint::{self, CheckpointId};
 use crate::train::{self, DataTensors, Job, loss::LossFn};
 use crate::{Error, Result};
-
-/// Rows per evaluation batch.
-const EVAL_BATCH: usize = 256;
 
 /// What to run and where.
 #[derive(Clone, Debug)]
@@ -221,7 +218,7 @@ struct SeedRun<'a> {
     spec: &'a ModelSpec,
     seed: u64,
     data: &'a Dataset,
-    tensors: &'a DataTensors,
+    tensors: &'a DataTensors<'a>,
     config: &'a ModelConfig,
     plan: &'a Plan,
     device: tch::Device,

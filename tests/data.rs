@@ -1,7 +1,7 @@
 //! The toy generators: shapes, the drift each documents, and stable bytes.
 
 use drift::data::DataSpec;
-use drift::data::{self, Inputs, Targets};
+use drift::data::{self, Inputs, States, Targets};
 use std::path::Path;
 
 fn load(name: &str) -> data::Dataset {
@@ -51,7 +51,7 @@ fn toy_tokens_have_lengths_padding_and_three_labels() {
     let Inputs::Tokens {
         tokens: 8,
         dim: 16,
-        states,
+        states: States::F32(states),
         lengths,
     } = &d.inputs
     else {

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use drift::data::DataOptions;
 use drift::data::DataSource;
-use drift::data::{Dataset, Inputs, Options, Targets};
+use drift::data::{Dataset, Inputs, Options, States, Targets};
 use drift::encoders::cache::{self, CHUNK_ROWS, Cache, CacheSpec, CachedInput};
 use drift::encoders::{self, Encoded, Encoder, EncoderId, GLOVE, MINILM, Pooling};
 use drift::slices::Timestamp;
@@ -195,13 +195,13 @@ fn loading_gives_back_the_encoded_states_and_embeddings() {
     };
     assert_eq!((tokens, dim), (5, 6));
     assert_eq!(lengths, direct.lengths);
-    // States are stored as F16: equal to the encoder's values rounded to 16 bits.
-    let rounded: Vec<f32> = direct
+    // States are stored and loaded as F16: the encoder's values rounded to 16 bits.
+    let rounded: Vec<half::f16> = direct
         .states
         .iter()
-        .map(|&x| half::f16::from_f32(x).to_f32())
+        .map(|&x| half::f16::from_f32(x))
         .collect();
-    assert_eq!(states, rounded);
+    assert_eq!(states, States::F16(rounded));
     assert_eq!(
         cache.inputs(CachedInput::Pooled).unwrap(),
         Inputs::Embeddings {

@@ -122,3 +122,70 @@ fn a_matrix_row_follows_the_id_ood_rule() {
     );
     assert_eq!(row.unwrap(), [Some(1.0), Some(2.0 / 3.0)]);
 }
+
+/// `predict` gives every row its own output, whatever the batch size and the order the
+/// rows are batched in (longest token rows first), and NaN to rows it did not evaluate.
+#[cfg(feature = "torch")]
+#[test]
+fn predictions_are_per_row_whatever_the_batching() {
+    use drift::models::{self, InputShape, ModelConfig};
+    use drift::train::DataTensors;
+    use tch::{Device, nn};
+
+    let data = drift::data::load(
+        &drift::data::DataSpec::Source(drift::data::TOY_TOKENS.into()),
+        &Default::default(),
+        std::path::Path::new("."),
+    )
+    .unwrap();
+    let drift::data::Inputs::Tokens { tokens, dim, .. } = &data.inputs else {
+        panic!("toy-tokens gives token states")
+    };
+    let config = ModelConfig {
+        input: InputShape::Tokens {
+            dim: *dim as i64,
+            max_tokens: *tokens as i64,
+        },
+        outputs: 3,
+        ..ModelConfig::reference_text()
+    };
+    let vs = nn::VarStore::new(Device::Cpu);
+    let model = models::build("tx_s", &vs.root(), &config).unwrap();
+    let tensors = DataTensors::new(&data).unwrap();
+    let rows: Vec<usize> = (0..data.rows()).filter(|r| r % 3 != 1).collect();
+    let predict = |batch| {
+        drift::eval::predict(
+            model.as_ref(),
+            &tensors,
+            data.rows(),
+            &rows,
+            batch,
+            Device::Cpu,
+        )
+        .unwrap()
+    };
+    let one = predict(1);
+    assert_eq!(one.width, 3);
+    assert_eq!(one.values.len(), data.rows() * 3);
+    for r in 0..data.rows() {
+        let row = &one.values[r * 3..(r + 1) * 3];
+        if r % 3 == 1 {
+            assert!(row.iter().all(|v| v.is_nan()), "row {r} was not evaluated");
+            continue;
+        }
+        // Batch of one: the row alone, cut to its own length.
+        let alone = tch::no_grad(|| model.forward_t(&tensors.input(&[r], Device::Cpu), false));
+        assert_eq!(row, Vec::<f32>::try_from(alone.reshape([-1])).unwrap());
+    }
+    for batch in [7, 64, 1000] {
+        let batched = predict(batch);
+        let largest = one
+            .values
+            .iter()
+            .zip(&batched.values)
+            .filter(|(a, _)| !a.is_nan())
+            .map(|(a, b)| (a - b).abs())
+            .fold(0f32, f32::max);
+        assert!(largest < 1e-5, "batch {batch}: outputs move by {largest}");
+    }
+}

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use drift::data::synthetic::{PortraitParams, TextParams, WORDS_PER_CLASS};
-use drift::data::{self, Dataset, Inputs, Options, Targets};
+use drift::data::{self, Dataset, Inputs, Options, States, Targets};
 use drift::data::{DataOptions, DataSpec};
 use serde_json::{Value, json};
 
@@ -391,7 +391,7 @@ fn text_has_token_states_of_its_words_and_padding() {
     let Inputs::Tokens {
         tokens: 20,
         dim: 8,
-        states,
+        states: States::F32(states),
         lengths,
     } = &d.inputs
     else {

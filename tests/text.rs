@@ -5,7 +5,7 @@ use std::path::Path;
 
 use drift::data::DataOptions;
 use drift::data::DataSource;
-use drift::data::{Dataset, Inputs, Options, Targets};
+use drift::data::{Dataset, Inputs, Options, States, Targets};
 use drift::slices::Timestamp;
 use drift::text::{self, TextInput};
 use serde_json::json;
@@ -193,7 +193,7 @@ fn token_ids_and_dense_states_give_the_same_batches() {
         inputs: Inputs::Tokens {
             tokens: *tokens,
             dim: *dim,
-            states,
+            states: States::F32(states.clone()),
             lengths: lengths.clone(),
         },
         ..ids.clone()
@@ -202,6 +202,50 @@ fn token_ids_and_dense_states_give_the_same_batches() {
         DataTensors::new(&ids).unwrap(),
         DataTensors::new(&dense).unwrap(),
     );
+    // Half-precision states (as encoder caches give) widen to the f32 of their values.
+    let halves: Vec<half::f16> = states.iter().map(|&x| half::f16::from_f32(x)).collect();
+    let widened = Dataset {
+        inputs: Inputs::Tokens {
+            tokens: *tokens,
+            dim: *dim,
+            states: States::F32(halves.iter().map(|x| x.to_f32()).collect()),
+            lengths: lengths.clone(),
+        },
+        ..ids.clone()
+    };
+    let half = Dataset {
+        inputs: Inputs::Tokens {
+            tokens: *tokens,
+            dim: *dim,
+            states: States::F16(halves),
+            lengths: lengths.clone(),
+        },
+        ..ids.clone()
+    };
+    let (c, d) = (
+        DataTensors::new(&widened).unwrap(),
+        DataTensors::new(&half).unwrap(),
+    );
+    for rows in [&[0usize, 1, 2][..], &[1], &[2, 1]] {
+        let (
+            Input::Tokens {
+                states: s1,
+                mask: m1,
+            },
+            Input::Tokens {
+                states: s2,
+                mask: m2,
+            },
+        ) = (
+            c.input(rows, tch::Device::Cpu),
+            d.input(rows, tch::Device::Cpu),
+        )
+        else {
+            panic!()
+        };
+        assert_eq!(s2.kind(), tch::Kind::Float);
+        assert!(s1.equal(&s2) && m1.equal(&m2));
+    }
     for rows in [&[0usize, 1, 2][..], &[1], &[2, 1]] {
         let (
             Input::Tokens {

@@ -55,12 +55,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
             "{who}: data.options.text is not \"encoder\": this preset reads no encoder cache"
         )));
     };
-    // The same data, with the texts kept raw.
+    // The same data, with the texts kept raw: the source's own options only (the text
+    // options belong to the text stage, which `data::load` does not run).
     let mut raw = preset.data_options.clone();
     for key in ENCODER_OPTIONS {
         raw.remove(key);
     }
-    raw.insert("text".into(), "raw".into());
     #[cfg(feature = "torch")]
     {
         crate::device::set_threads(args.threads)?;

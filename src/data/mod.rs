@@ -29,7 +29,7 @@ mod toy;
 
 use std::path::Path;
 
-pub use dataset::{DataOptions, DataSource, DataSpec, Dataset, Inputs, Targets, Task};
+pub use dataset::{DataOptions, DataSource, DataSpec, Dataset, Inputs, States, Targets, Task};
 pub use options::Options;
 pub use toy::{TOY_IMAGES, TOY_TOKENS};
 

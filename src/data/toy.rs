@@ -18,7 +18,7 @@
 use rand_chacha::ChaCha20Rng;
 use rand_core::Rng;
 
-use super::{Dataset, Inputs, Targets};
+use super::{Dataset, Inputs, States, Targets};
 use crate::data::DataSource;
 use crate::slices::{Timestamp, stream};
 
@@ -145,7 +145,7 @@ pub fn tokens() -> Dataset {
         inputs: Inputs::Tokens {
             tokens: TOKENS,
             dim: DIM,
-            states,
+            states: States::F32(states),
             lengths,
         },
         targets: Targets::MultiLabel {

@@ -24,7 +24,8 @@
 //!   its rows and SHA-256.
 //!
 //! States are stored as F16 to halve the disk size (a 384-d state of 128 tokens is 96 KB
-//! per text in F32); pooled embeddings stay F32 because the linear probe reads only them.
+//! per text in F32), and load as F16 ([`States::F16`]) to halve the memory too; pooled
+//! embeddings stay F32 because the linear probe reads only them.
 //!
 //! # Guarantees
 //!
@@ -51,7 +52,7 @@ use serde::{Deserialize, Serialize};
 use super::{Encoder, EncoderId, Pooling};
 use crate::checksum::{Hasher, sha256_hex};
 use crate::data::DataSource;
-use crate::data::Inputs;
+use crate::data::{Inputs, States};
 use crate::{Error, Result};
 
 /// Version of the cache layout; part of every key.
@@ -334,7 +335,7 @@ impl Cache {
             let mask = tensor(&file, &path, "mask", Dtype::U8, &[entry.rows, t])?;
             states.extend(
                 s.chunks_exact(2)
-                    .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32()),
+                    .map(|b| half::f16::from_le_bytes([b[0], b[1]])),
             );
             for (r, row) in mask.chunks_exact(t).enumerate() {
                 let n = row.iter().take_while(|&&b| b == 1).count();
@@ -350,7 +351,7 @@ impl Cache {
         Ok(Inputs::Tokens {
             tokens: t,
             dim: d,
-            states,
+            states: States::F16(states),
             lengths,
         })
     }

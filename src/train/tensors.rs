@@ -1,26 +1,37 @@
 //! A data set as libtorch tensors on the CPU, from which batches are gathered by row
 //! index and moved to the training device.
 //!
+//! The inputs are not copied: the tensors read the data set's own memory (a token-state
+//! corpus can take gigabytes, and a copy doubled a run's peak), which is why
+//! [`DataTensors`] borrows the [`Dataset`]. Batches are always gathered into new tensors,
+//! so libtorch never writes that memory. Half-precision token states widen to f32 per
+//! batch (exactly).
+//!
 //! Token batches are cut to their longest row: the text models mask padding, so the
 //! outputs do not depend on it (`tests/models.rs` checks), and short batches run faster.
 
+use std::marker::PhantomData;
+
 use tch::{Device, Kind, Tensor};
 
-use crate::data::{Dataset, Inputs, Targets};
+use crate::data::{Dataset, Inputs, States, Targets};
 use crate::models::Input;
 use crate::{Error, Result};
 
-/// The inputs and targets of every row.
+/// The inputs and targets of every row of a borrowed data set.
 #[derive(Debug)]
-pub struct DataTensors {
+pub struct DataTensors<'a> {
     inputs: Stored,
     targets: Tensor,
     lengths: Vec<u32>,
+    /// The tensors of `inputs` read the data set's memory.
+    data: PhantomData<&'a Dataset>,
 }
 
 #[derive(Debug)]
 enum Stored {
     Images(Tensor),
+    /// States `[N, T, D]` (f32 or f16).
     Tokens {
         states: Tensor,
         mask: Tensor,
@@ -34,10 +45,11 @@ enum Stored {
     Embeddings(Tensor),
 }
 
-impl DataTensors {
-    /// Copies `data` into tensors: inputs float32, class labels int64, multi-label flags
-    /// and values float32.
-    pub fn new(data: &Dataset) -> Result<Self> {
+impl<'a> DataTensors<'a> {
+    /// Views `data`'s inputs as tensors (float32, or float16 for half-precision token
+    /// states) and copies its targets: class labels int64, multi-label flags and values
+    /// float32.
+    pub fn new(data: &'a Dataset) -> Result<Self> {
         let n = data.rows() as i64;
         let mut lengths = Vec::new();
         let inputs = match &data.inputs {
@@ -46,12 +58,10 @@ impl DataTensors {
                 height,
                 width,
                 pixels,
-            } => Stored::Images(Tensor::from_slice(pixels).reshape([
-                n,
-                *channels as i64,
-                *height as i64,
-                *width as i64,
-            ])),
+            } => Stored::Images(view(
+                pixels,
+                &[n, *channels as i64, *height as i64, *width as i64],
+            )?),
             Inputs::Tokens {
                 tokens,
                 dim,
@@ -59,8 +69,12 @@ impl DataTensors {
                 lengths: lens,
             } => {
                 lengths = lens.clone();
+                let shape = [n, *tokens as i64, *dim as i64];
                 Stored::Tokens {
-                    states: Tensor::from_slice(states).reshape([n, *tokens as i64, *dim as i64]),
+                    states: match states {
+                        States::F32(v) => view(v, &shape)?,
+                        States::F16(v) => view(v, &shape)?,
+                    },
                     mask: mask(*tokens, lens),
                 }
             }
@@ -75,12 +89,12 @@ impl DataTensors {
                 let ids: Vec<i64> = ids.iter().map(|&id| i64::from(id)).collect();
                 Stored::TokenIds {
                     ids: Tensor::from_slice(&ids).reshape([n, *tokens as i64]),
-                    table: Tensor::from_slice(table).reshape([-1, *dim as i64]),
+                    table: view(table, &[(table.len() / (*dim).max(1)) as i64, *dim as i64])?,
                     mask: mask(*tokens, lens),
                 }
             }
             Inputs::Embeddings { dim, values } => {
-                Stored::Embeddings(Tensor::from_slice(values).reshape([n, *dim as i64]))
+                Stored::Embeddings(view(values, &[n, *dim as i64])?)
             }
             Inputs::Text(_) => {
                 return Err(Error::Invalid(format!(
@@ -104,10 +118,11 @@ impl DataTensors {
             inputs,
             targets,
             lengths,
+            data: PhantomData,
         })
     }
 
-    /// The model input of `rows`, on `device`.
+    /// The model input of `rows`, on `device`, in float32.
     pub fn input(&self, rows: &[usize], device: Device) -> Input {
         let index = index(rows);
         let take = |t: &Tensor| t.index_select(0, &index).to_device(device);
@@ -117,7 +132,8 @@ impl DataTensors {
             Stored::Tokens { states, mask } => {
                 let longest = self.longest(rows);
                 Input::Tokens {
-                    states: take(&states.narrow(1, 0, longest)),
+                    // A no-op for f32 states; f16 widens exactly.
+                    states: take(&states.narrow(1, 0, longest)).to_kind(Kind::Float),
                     mask: take(&mask.narrow(1, 0, longest)),
                 }
             }
@@ -137,6 +153,16 @@ impl DataTensors {
         }
     }
 
+    /// `rows` with the longest token rows first (ties in the given order); other inputs
+    /// keep the given order.
+    pub fn by_length(&self, rows: &[usize]) -> Vec<usize> {
+        let mut order = rows.to_vec();
+        if !self.lengths.is_empty() {
+            order.sort_by_key(|&r| std::cmp::Reverse(self.lengths[r]));
+        }
+        order
+    }
+
     fn longest(&self, rows: &[usize]) -> i64 {
         rows.iter().map(|&r| self.lengths[r]).max().unwrap_or(1) as i64
     }
@@ -145,6 +171,33 @@ impl DataTensors {
     pub fn targets(&self, rows: &[usize], device: Device) -> Tensor {
         self.targets.index_select(0, &index(rows)).to_device(device)
     }
+}
+
+/// A CPU tensor of `shape` over `values`, without a copy; an error unless the shape holds
+/// exactly the values (a data set whose inputs do not fill whole rows).
+fn view<T: tch::kind::Element>(values: &[T], shape: &[i64]) -> Result<Tensor> {
+    if shape.iter().product::<i64>() != values.len() as i64 {
+        return Err(Error::Invalid(format!(
+            "{} input values do not fill a tensor of shape {shape:?}",
+            values.len()
+        )));
+    }
+    let mut strides = vec![1i64; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+    }
+    // SAFETY: the values outlive the tensor, which lives in a `DataTensors<'a>` that
+    // borrows the data set holding them (never moved out: its methods only gather batches
+    // by `index_select` into new tensors, so nothing writes through it either).
+    Ok(unsafe {
+        Tensor::from_blob(
+            values.as_ptr().cast(),
+            shape,
+            &strides,
+            T::KIND,
+            Device::Cpu,
+        )
+    })
 }
 
 /// `[N, T]` bool, true for the first `lengths[r]` positions of row `r`.

@@ -55,7 +55,7 @@ use serde::Serialize;
 
 use super::{Timeline, below, source, unit};
 use crate::Result;
-use crate::data::{Dataset, Inputs, Options, Targets};
+use crate::data::{Dataset, Inputs, Options, States, Targets};
 use crate::slices::stream;
 
 /// Name of the source.
@@ -266,7 +266,7 @@ impl TextParams {
             inputs: Inputs::Tokens {
                 tokens: t,
                 dim: d,
-                states,
+                states: States::F32(states),
                 lengths: ids.iter().map(|r| r.len() as u32).collect(),
             },
             targets,
