@@ -189,81 +189,42 @@ fn token_ids_and_dense_states_give_the_same_batches() {
         .iter()
         .flat_map(|&id| table[id as usize * dim..(id as usize + 1) * dim].to_vec())
         .collect();
-    let dense = Dataset {
-        inputs: Inputs::Tokens {
-            tokens: *tokens,
-            dim: *dim,
-            states: States::F32(states.clone()),
-            lengths: lengths.clone(),
-        },
-        ..ids.clone()
-    };
-    let (a, b) = (
-        DataTensors::new(&ids).unwrap(),
-        DataTensors::new(&dense).unwrap(),
-    );
     // Half-precision states (as encoder caches give) widen to the f32 of their values.
     let halves: Vec<half::f16> = states.iter().map(|&x| half::f16::from_f32(x)).collect();
-    let widened = Dataset {
+    let with_states = |states| Dataset {
         inputs: Inputs::Tokens {
             tokens: *tokens,
             dim: *dim,
-            states: States::F32(halves.iter().map(|x| x.to_f32()).collect()),
+            states,
             lengths: lengths.clone(),
         },
         ..ids.clone()
     };
-    let half = Dataset {
-        inputs: Inputs::Tokens {
-            tokens: *tokens,
-            dim: *dim,
-            states: States::F16(halves),
-            lengths: lengths.clone(),
-        },
-        ..ids.clone()
-    };
-    let (c, d) = (
-        DataTensors::new(&widened).unwrap(),
-        DataTensors::new(&half).unwrap(),
-    );
-    for rows in [&[0usize, 1, 2][..], &[1], &[2, 1]] {
-        let (
-            Input::Tokens {
-                states: s1,
-                mask: m1,
-            },
-            Input::Tokens {
-                states: s2,
-                mask: m2,
-            },
-        ) = (
-            c.input(rows, tch::Device::Cpu),
-            d.input(rows, tch::Device::Cpu),
-        )
-        else {
-            panic!()
-        };
-        assert_eq!(s2.kind(), tch::Kind::Float);
-        assert!(s1.equal(&s2) && m1.equal(&m2));
-    }
-    for rows in [&[0usize, 1, 2][..], &[1], &[2, 1]] {
-        let (
-            Input::Tokens {
-                states: s1,
-                mask: m1,
-            },
-            Input::Tokens {
-                states: s2,
-                mask: m2,
-            },
-        ) = (
-            a.input(rows, tch::Device::Cpu),
-            b.input(rows, tch::Device::Cpu),
-        )
-        else {
-            panic!()
-        };
-        assert_eq!(s1.size(), s2.size());
-        assert!(s1.equal(&s2) && m1.equal(&m2));
+    let dense = with_states(States::F32(states.clone()));
+    let widened = with_states(States::F32(halves.iter().map(|x| x.to_f32()).collect()));
+    let half = with_states(States::F16(halves));
+    for (a, b) in [(&ids, &dense), (&widened, &half)] {
+        let (a, b) = (DataTensors::new(a).unwrap(), DataTensors::new(b).unwrap());
+        for rows in [&[0usize, 1, 2][..], &[1], &[2, 1]] {
+            let (
+                Input::Tokens {
+                    states: s1,
+                    mask: m1,
+                },
+                Input::Tokens {
+                    states: s2,
+                    mask: m2,
+                },
+            ) = (
+                a.input(rows, tch::Device::Cpu),
+                b.input(rows, tch::Device::Cpu),
+            )
+            else {
+                panic!()
+            };
+            assert_eq!(s1.size(), s2.size());
+            assert_eq!((s1.kind(), s2.kind()), (tch::Kind::Float, tch::Kind::Float));
+            assert!(s1.equal(&s2) && m1.equal(&m2));
+        }
     }
 }

@@ -15,6 +15,5 @@ pub use regime::{EvalPart, Regime};
 pub(crate) use scheme::parse_label;
 pub use scheme::{DroppedSlice, Scheme, Slice, SlicingConfig, Timeline, slice_rows};
 pub use split::{SliceSplit, SplitConfig, Stratify, downsample_slices, split_slice};
-#[cfg_attr(not(feature = "torch"), allow(unused_imports))]
 pub(crate) use split::{shuffle, stream};
 pub use timestamp::Timestamp;

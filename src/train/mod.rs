@@ -27,6 +27,21 @@ pub fn training_seed(seed: u64, model: &str, cutoff: &str) -> u32 {
     u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
 }
 
+/// The order training visits `rows` in epoch `epoch` (from 1): the rows sorted, then
+/// shuffled by the ChaCha20 stream `drift-batches-v1:{training_seed}:{epoch}`. Batches
+/// are consecutive chunks of it.
+pub fn epoch_order(rows: &[usize], training_seed: u32, epoch: u64) -> Vec<usize> {
+    let mut order = rows.to_vec();
+    order.sort_unstable();
+    let mut rng = crate::slices::stream(
+        "drift-batches-v1",
+        u64::from(training_seed),
+        &epoch.to_string(),
+    );
+    crate::slices::shuffle(&mut rng, &mut order);
+    order
+}
+
 #[cfg(feature = "torch")]
 pub use self::torch::*;
 
@@ -37,7 +52,6 @@ mod torch {
     use super::{DataTensors, index, loss::LossFn};
     use super::{Optimizer, TrainConfig};
     use crate::models::{self, Model, ModelConfig};
-    use crate::slices::{shuffle, stream};
     use crate::{Error, Result};
 
     /// What one cutoff trains.
@@ -107,15 +121,8 @@ mod torch {
                 .build(&built.vs, t.learning_rate),
         }
         .map_err(|e| Error::Invalid(format!("building the optimiser: {e}")))?;
-        let mut order = job.rows.to_vec();
         for epoch in 1..=t.epochs {
-            let mut rng = stream(
-                "drift-batches-v1",
-                u64::from(job.training_seed),
-                &epoch.to_string(),
-            );
-            order.sort_unstable();
-            shuffle(&mut rng, &mut order);
+            let order = super::epoch_order(job.rows, job.training_seed, epoch);
             for (b, rows) in order.chunks(t.batch_size as usize).enumerate() {
                 let input = data.input(rows, job.device);
                 let targets = data.targets(rows, job.device);
