@@ -7,7 +7,8 @@
 use std::path::Path;
 
 use drift::analysis::{
-    self, CutoffRow, FamilyRow, ForgettingPoint, ModelCutoffs, Ranked, Robustness,
+    self, CutoffRow, FamilyRow, ForgettingPoint, ModelCutoffs, Ranked, Robustness, eval_fix,
+    eval_stream, middle_cutoff,
 };
 use drift::{Direction, DriftMatrix, Error, Grid, Metric};
 
@@ -1010,4 +1011,75 @@ fn parse_long_csv_rejects_a_repeated_cell_and_a_wrong_metric() {
     let err = drift::matrix::parse_long_csv(csv.as_bytes(), Path::new("m.csv"), Metric::Accuracy)
         .unwrap_err();
     assert!(matches!(err, Error::Csv { line: 2, .. }), "{err:?}");
+}
+
+/// Eval-Fix by hand: the split row's held-out cells (the slices it trained on), its future
+/// cells and the worst of them, skipping empty cells; worst is the maximum for an error.
+#[test]
+fn eval_fix_reads_the_split_row() {
+    let g = grid(&[
+        &[0.9, 0.8, 0.7, 0.6],
+        &[0.5, 0.85, E, 0.65],
+        &[0.4, 0.45, 0.95, 0.75],
+        &[0.3, 0.35, 0.4, 0.99],
+    ]);
+    // Split at row 1, trained on slices 0..=1: ID (0.5 + 0.85) / 2; future: 0.65 (the
+    // empty cell is skipped).
+    let f = eval_fix(&g, Direction::HigherIsBetter, 1, 0..2);
+    assert_eq!(f.cutoff, 1);
+    assert_opt(f.id, Some(0.675));
+    assert_opt(f.ood_avg, Some(0.65));
+    assert_opt(f.ood_worst, Some(0.65));
+    // Row 0 trained on slice 0 only (a single regime gives the same range at row 0).
+    let f = eval_fix(&g, Direction::HigherIsBetter, 0, 0..1);
+    assert_opt(f.id, Some(0.9));
+    assert_opt(f.ood_avg, Some(0.7));
+    assert_opt(f.ood_worst, Some(0.6));
+    // A lower-is-better metric: the worst future cell is the largest.
+    let f = eval_fix(&g, Direction::LowerIsBetter, 0, 0..1);
+    assert_opt(f.ood_worst, Some(0.8));
+    // A single-regime split at row 2 reads only its own slice as ID.
+    let f = eval_fix(&g, Direction::HigherIsBetter, 2, 2..3);
+    assert_opt(f.id, Some(0.95));
+    assert_opt(f.ood_avg, Some(0.75));
+    // The last row has no future.
+    let f = eval_fix(&g, Direction::HigherIsBetter, 3, 0..4);
+    assert_opt(f.ood_avg, None);
+    assert_opt(f.ood_worst, None);
+    assert_eq!(middle_cutoff(4), 1);
+    assert_eq!(middle_cutoff(5), 2);
+    assert_eq!(middle_cutoff(1), 0);
+}
+
+/// Eval-Stream by hand: per row the mean, worst and best of the next `k` filled cells,
+/// then averaged over the rows that have any.
+#[test]
+fn eval_stream_averages_each_rows_horizon() {
+    let g = grid(&[
+        &[0.9, 0.8, 0.7, 0.6],
+        &[0.5, 0.85, E, 0.65],
+        &[0.4, 0.45, 0.95, E],
+        &[0.3, 0.35, 0.4, 0.99],
+    ]);
+    // k = 2: row 0 reads 0.8, 0.7; row 1 reads 0.65 (its next cell is empty); row 2 has
+    // no filled cell ahead; row 3 has none at all.
+    let s = eval_stream(&g, Direction::HigherIsBetter, 2);
+    assert_eq!((s.k, s.rows), (2, 2));
+    assert_opt(s.avg, Some((0.75 + 0.65) / 2.0));
+    assert_opt(s.worst, Some((0.7 + 0.65) / 2.0));
+    assert_opt(s.best, Some((0.8 + 0.65) / 2.0));
+    // k = 1: row 0 reads 0.8; row 1's next cell is empty, so only row 0 counts.
+    let s = eval_stream(&g, Direction::HigherIsBetter, 1);
+    assert_eq!(s.rows, 1);
+    assert_opt(s.avg, Some(0.8));
+    // A horizon past the end reads to the last slice; an error swaps worst and best.
+    let s = eval_stream(&g, Direction::LowerIsBetter, 10);
+    assert_eq!(s.rows, 2);
+    assert_opt(s.avg, Some(((0.8 + 0.7 + 0.6) / 3.0 + 0.65) / 2.0));
+    assert_opt(s.worst, Some((0.8 + 0.65) / 2.0));
+    assert_opt(s.best, Some((0.6 + 0.65) / 2.0));
+    // No future cell anywhere: nothing to average.
+    let s = eval_stream(&grid(&[&[0.9, E], &[E, 0.8]]), Direction::HigherIsBetter, 3);
+    assert_eq!(s.rows, 0);
+    assert_opt(s.avg, None);
 }

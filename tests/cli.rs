@@ -136,6 +136,44 @@ fn summarize_prints_the_hand_computed_scores() {
     close(&json["per_cutoff"][1]["id"], 0.85);
     close(&json["per_cutoff"][1]["future"], 0.75);
     assert_eq!(json["per_cutoff"][2]["future"], Value::Null);
+
+    // Wild-Time: Eval-Fix at the middle slice (10): ID (0.6 + 0.85) / 2, future 0.75.
+    assert_eq!(json["eval_fix"]["cutoff"], 1);
+    close(&json["eval_fix"]["id"], 0.725);
+    close(&json["eval_fix"]["ood_avg"], 0.75);
+    close(&json["eval_fix"]["ood_worst"], 0.75);
+    // Eval-Stream, K = 10: row 9 reads 0.8 and 0.7, row 10 reads 0.75.
+    assert_eq!(json["eval_stream"]["k"], 10);
+    close(&json["eval_stream"]["avg"], 0.75);
+    close(&json["eval_stream"]["worst"], 0.725);
+    close(&json["eval_stream"]["best"], 0.775);
+    let out = ok(&[
+        "summarize",
+        &path,
+        "--metric",
+        "accuracy",
+        "--eval-fix",
+        "9",
+        "--stream-k",
+        "1",
+    ]);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["eval_fix"]["cutoff"], 0);
+    close(&json["eval_fix"]["id"], 0.9);
+    close(&json["eval_fix"]["ood_worst"], 0.7);
+    close(&json["eval_stream"]["avg"], 0.775);
+    let err = fails(&[
+        "summarize",
+        &path,
+        "--metric",
+        "accuracy",
+        "--eval-fix",
+        "1999",
+    ]);
+    assert!(
+        err.contains("has no slice 1999 (it has 9, 10, 11)"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use drift::data::DataOptions;
 use drift::data::DataSource;
-use drift::data::{Dataset, Inputs, Options, States, Targets};
+use drift::data::{Dataset, Inputs, Options, Targets};
 use drift::slices::Timestamp;
 use drift::text::{self, TextInput};
 use serde_json::json;
@@ -167,6 +167,7 @@ fn bad_text_options_are_named() {
 #[cfg(feature = "torch")]
 #[test]
 fn token_ids_and_dense_states_give_the_same_batches() {
+    use drift::data::States;
     use drift::models::Input;
     use drift::train::DataTensors;
     let input = text_input(

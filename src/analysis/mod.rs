@@ -1,6 +1,7 @@
 //! Analyses of drift matrices (protocol.md §3): ID / future / decay overall and per
 //! cutoff, family averages, cohort means and deviations, forgetting curves, rankings, and
-//! the deterioration / adaptation scores of Agarwal & Nenkova with Wilcoxon tests; and
+//! the deterioration / adaptation scores of Agarwal & Nenkova with Wilcoxon tests,
+//! Wild-Time's Eval-Fix and Eval-Stream read off the matrix; and
 //! [`StudyAnalysis`], all of them for one study, computed once for every view of it.
 
 mod cohort;
@@ -10,6 +11,7 @@ mod robustness;
 mod study;
 mod temporal_effects;
 pub mod wilcoxon;
+mod wild_time;
 
 pub use cohort::{Cohort, cohort, deviation};
 pub use forgetting::{ForgettingPoint, forgetting_curve, forgetting_over_seeds};
@@ -24,6 +26,7 @@ pub use temporal_effects::{
     temporal_effects,
 };
 pub use wilcoxon::{Wilcoxon, wilcoxon};
+pub use wild_time::{EvalFix, EvalStream, STREAM_K, eval_fix, eval_stream, middle_cutoff};
 
 use serde::Serialize;
 
@@ -54,6 +57,12 @@ pub struct Summary {
     pub effects: TemporalEffects,
     /// The salient cells on the seed mean.
     pub salient: SalientCells,
+    /// Wild-Time's Eval-Fix on the seed mean, split at the middle slice and read as a
+    /// cumulative matrix (the model of row `c` trained on slices `0..=c`); `None` without
+    /// slices.
+    pub eval_fix: Option<EvalFix>,
+    /// Wild-Time's Eval-Stream on the seed mean with horizon [`STREAM_K`].
+    pub eval_stream: EvalStream,
 }
 
 /// A [`CutoffRow`] with the label of its slice.
@@ -88,5 +97,10 @@ pub fn summarize(matrix: &DriftMatrix) -> Summary {
         forgetting: forgetting_over_seeds(matrix),
         effects,
         salient: salient_cells(&mean),
+        eval_fix: (mean.k() > 0).then(|| {
+            let c = middle_cutoff(mean.k());
+            eval_fix(&mean, matrix.direction(), c, 0..c + 1)
+        }),
+        eval_stream: eval_stream(&mean, matrix.direction(), STREAM_K),
     }
 }

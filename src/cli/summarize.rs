@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::cell;
-use crate::analysis::{Summary, summarize};
+use crate::analysis::{STREAM_K, Summary, eval_fix, eval_stream, summarize};
 use crate::format;
 use crate::metrics::{Direction, Metric};
 use crate::{Result, matrix};
@@ -32,12 +32,37 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
+    /// Wild-Time's Eval-Fix split: the slice whose model is scored on its held-out parts
+    /// (slices up to it, as a cumulative regime trains) and on every later slice (default:
+    /// the middle slice).
+    #[arg(long, value_name = "LABEL")]
+    pub eval_fix: Option<String>,
+    /// Wild-Time's Eval-Stream horizon: each row's next K slices.
+    #[arg(long, value_name = "K", default_value_t = STREAM_K as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub stream_k: u64,
 }
 
 /// Runs `drift summarize`.
 pub fn run(args: Args) -> Result<ExitCode> {
     let matrix = matrix::read_long_csv(&args.matrix, args.metric)?;
-    let summary = summarize(&matrix);
+    let mut summary = summarize(&matrix);
+    let mean = matrix.mean();
+    if let Some(label) = &args.eval_fix {
+        let c = matrix
+            .slices()
+            .iter()
+            .position(|s| s == label)
+            .ok_or_else(|| {
+                crate::Error::Invalid(format!(
+                    "--eval-fix {label}: {} has no slice {label} (it has {})",
+                    args.matrix.display(),
+                    matrix.slices().join(", ")
+                ))
+            })?;
+        summary.eval_fix = Some(eval_fix(&mean, matrix.direction(), c, 0..c + 1));
+    }
+    summary.eval_stream = eval_stream(&mean, matrix.direction(), args.stream_k as usize);
     match args.format {
         Format::Json => println!(
             "{}",
@@ -109,5 +134,23 @@ fn table(s: &Summary) -> String {
         );
     }
     out += "  (* p < 0.05, two-sided Wilcoxon signed-rank test)\n";
+    if let Some(f) = &s.eval_fix {
+        out += &format!(
+            "\nWild-Time Eval-Fix at {} (ID: mean of M[c][0..=c])\n  ID {}  OOD avg {}  OOD worst {}\n",
+            s.slices[f.cutoff],
+            cell(f.id),
+            cell(f.ood_avg),
+            cell(f.ood_worst)
+        );
+    }
+    let e = &s.eval_stream;
+    out += &format!(
+        "Wild-Time Eval-Stream, K = {} ({} rows)\n  avg {}  worst {}  best {}\n",
+        e.k,
+        e.rows,
+        cell(e.avg),
+        cell(e.worst),
+        cell(e.best)
+    );
     out
 }
