@@ -257,22 +257,13 @@ fn measure(case: &Case, options: &Options, python: Option<&str>) -> Result<Measu
                 measured
                     .torch
                     .push(reply["seconds"].as_f64().ok_or("no seconds")?);
-                let grid = drift_grid.as_ref();
-                if let Some(grid) = grid {
-                    let (diff, cells) = compare(grid, &reply["cells"])?;
-                    measured.max_diff = measured.max_diff.max(diff);
-                    measured.cells = cells;
-                }
+                // The first repetition runs drift first, so there is a matrix to compare.
+                let grid = drift_grid.as_ref().expect("drift ran first");
+                let (diff, cells) = compare(grid, &reply["cells"])?;
+                measured.max_diff = measured.max_diff.max(diff);
+                measured.cells = cells;
             }
         }
-    }
-    // The first repetition may run PyTorch before drift has a matrix: compare again.
-    if let (Some(grid), true) = (&drift_grid, python.is_some()) {
-        let reply: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(export.join("matrix.json"))?)?;
-        let (diff, cells) = compare(grid, &reply["cells"])?;
-        measured.max_diff = measured.max_diff.max(diff);
-        measured.cells = cells;
     }
     Ok(measured)
 }

@@ -182,7 +182,10 @@ pub fn predict(
             let out = model.forward_t(&data.input(chunk, device), false);
             let out = out.reshape([chunk.len() as i64, -1]);
             let all = all.get_or_insert_with(|| {
-                tch::Tensor::empty([order.len() as i64, out.size()[1]], (out.kind(), device))
+                tch::Tensor::empty(
+                    [order.len() as i64, out.size()[1]],
+                    (out.kind(), out.device()),
+                )
             });
             all.narrow(0, (k * batch) as i64, chunk.len() as i64)
                 .copy_(&out);

@@ -57,11 +57,10 @@ pub struct Summary {
     pub effects: TemporalEffects,
     /// The salient cells on the seed mean.
     pub salient: SalientCells,
-    /// Wild-Time's Eval-Fix on the seed mean, split at the middle slice and read as a
-    /// cumulative matrix (the model of row `c` trained on slices `0..=c`); `None` without
-    /// slices.
+    /// Wild-Time's Eval-Fix on the seed mean ([`summarize_with`] says where it splits);
+    /// `None` without slices.
     pub eval_fix: Option<EvalFix>,
-    /// Wild-Time's Eval-Stream on the seed mean with horizon [`STREAM_K`].
+    /// Wild-Time's Eval-Stream on the seed mean.
     pub eval_stream: EvalStream,
 }
 
@@ -75,8 +74,20 @@ pub struct SliceCutoff {
     pub row: CutoffRow,
 }
 
-/// Summarises one model's drift matrix.
+/// Summarises one model's drift matrix, with Wild-Time's protocols at their defaults
+/// (Eval-Fix at the middle slice, Eval-Stream horizon [`STREAM_K`]).
 pub fn summarize(matrix: &DriftMatrix) -> Summary {
+    summarize_with(matrix, None, STREAM_K)
+}
+
+/// [`summarize`] with the Eval-Fix split at row `eval_fix` (the middle slice when `None`)
+/// and Eval-Stream horizon `stream_k`. Eval-Fix reads the matrix as cumulative: the model
+/// of row `c` trained on slices `0..=c`.
+pub fn summarize_with(
+    matrix: &DriftMatrix,
+    eval_fix_at: Option<usize>,
+    stream_k: usize,
+) -> Summary {
     let mean = matrix.mean();
     let overall = robustness(&mean, matrix.direction());
     let effects = temporal_effects(matrix);
@@ -98,9 +109,9 @@ pub fn summarize(matrix: &DriftMatrix) -> Summary {
         effects,
         salient: salient_cells(&mean),
         eval_fix: (mean.k() > 0).then(|| {
-            let c = middle_cutoff(mean.k());
+            let c = eval_fix_at.unwrap_or_else(|| middle_cutoff(mean.k()));
             eval_fix(&mean, matrix.direction(), c, 0..c + 1)
         }),
-        eval_stream: eval_stream(&mean, matrix.direction(), STREAM_K),
+        eval_stream: eval_stream(&mean, matrix.direction(), stream_k),
     }
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::cell;
-use crate::analysis::{STREAM_K, Summary, eval_fix, eval_stream, summarize};
+use crate::analysis::{STREAM_K, Summary, summarize_with};
 use crate::format;
 use crate::metrics::{Direction, Metric};
 use crate::{Result, matrix};
@@ -46,23 +46,20 @@ pub struct Args {
 /// Runs `drift summarize`.
 pub fn run(args: Args) -> Result<ExitCode> {
     let matrix = matrix::read_long_csv(&args.matrix, args.metric)?;
-    let mut summary = summarize(&matrix);
-    let mean = matrix.mean();
-    if let Some(label) = &args.eval_fix {
-        let c = matrix
-            .slices()
-            .iter()
-            .position(|s| s == label)
-            .ok_or_else(|| {
-                crate::Error::Invalid(format!(
-                    "--eval-fix {label}: {} has no slice {label} (it has {})",
-                    args.matrix.display(),
-                    matrix.slices().join(", ")
-                ))
-            })?;
-        summary.eval_fix = Some(eval_fix(&mean, matrix.direction(), c, 0..c + 1));
-    }
-    summary.eval_stream = eval_stream(&mean, matrix.direction(), args.stream_k as usize);
+    let eval_fix =
+        match &args.eval_fix {
+            None => None,
+            Some(label) => Some(matrix.slices().iter().position(|s| s == label).ok_or_else(
+                || {
+                    crate::Error::Invalid(format!(
+                        "--eval-fix {label}: {} has no slice {label} (it has {})",
+                        args.matrix.display(),
+                        matrix.slices().join(", ")
+                    ))
+                },
+            )?),
+        };
+    let summary = summarize_with(&matrix, eval_fix, args.stream_k as usize);
     match args.format {
         Format::Json => println!(
             "{}",

@@ -157,14 +157,6 @@ impl States {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-
-    /// Every value as f32 (a copy).
-    pub fn to_f32(&self) -> Vec<f32> {
-        match self {
-            States::F32(v) => v.clone(),
-            States::F16(v) => v.iter().map(|x| x.to_f32()).collect(),
-        }
-    }
 }
 
 /// What one row's target is; also fixes the task and hence loss and default metric.

@@ -261,7 +261,6 @@ fn check_len(a: usize, b: usize) -> Result<()> {
     }
 }
 
-/// Rejects NaN and infinite scores, which have no rank or error.
 /// A key whose unsigned order is the numeric order of a finite `v`, with `-0.0` and `0.0`
 /// equal (as `==` has them): sorting plain `u64` keys is faster than comparing floats.
 pub(crate) fn sort_key(v: f64) -> u64 {
@@ -274,6 +273,7 @@ pub(crate) fn sort_key(v: f64) -> u64 {
     }
 }
 
+/// Rejects NaN and infinite scores, which have no rank or error.
 fn check_finite(values: &[f64], what: &str) -> Result<()> {
     match values.iter().position(|v| !v.is_finite()) {
         None => Ok(()),
