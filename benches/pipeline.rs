@@ -299,7 +299,7 @@ fn export_job(loaded: &drift::preset::LoadedPreset, spec: &ModelSpec, dir: &Path
     let preset = &loaded.preset;
     let base = loaded.path.parent().unwrap_or(Path::new("."));
     let data = drift::text::load(&preset.data, &preset.data_options, base)?;
-    let plan = run::plan(preset, &data)?;
+    let plan = preset.plan(&data)?;
     let config = drift::models::ModelConfig {
         positional_embedding: spec.positional_embedding,
         ..run::model_config(&data)?

@@ -7,13 +7,18 @@
 //! - `run.json`: provenance: preset name, path and hash, git commit and dirty flag,
 //!   `Cargo.lock` SHA-256, crate version, data source (name, version, SHA-256), device,
 //!   thread count and seed;
-//! - `SHA256SUMS`: the SHA-256 of the three files in `sha256sum` format, written last, so
+//! - `health.json` (schema 2): per cutoff, how the checkpoint behaves on its ID test set
+//!   ([`Health`]: majority share or prediction variance, final training loss, and whether
+//!   it collapsed to a constant predictor);
+//! - `SHA256SUMS`: the SHA-256 of the other files in `sha256sum` format, written last, so
 //!   `sha256sum -c SHA256SUMS` checks a folder by hand and its absence marks an
 //!   unfinished run;
 //! - `timing.json` (optional): wall-clock seconds of training and evaluation. It is the
 //!   one file that differs between identical runs, so it is kept out of `run.json` and out
 //!   of `SHA256SUMS`: the same preset, seed, code and thread count give byte-identical
 //!   checked files.
+//!
+//! Schema 1 folders (written before health was recorded) still load, with no health.
 //!
 //! Every file is written atomically (temporary file in the same folder, fsync, rename).
 //! [`load_run`] trusts nothing: it checks the hashes, every field, and that the JSON and
@@ -26,18 +31,20 @@ use serde::{Deserialize, Serialize};
 
 use crate::checksum::{SUMS, Sums, is_hex, is_sha256, mismatch, sha256_hex};
 use crate::data::DataSource;
+use crate::eval::{COLLAPSE_RULE, Health};
 use crate::files::{remove_if_present, write_atomic};
 use crate::matrix::{DriftMatrix, Grid};
 use crate::metrics::{Direction, Metric};
 use crate::{Error, Result};
 
-/// The artifact schema version this crate writes and reads.
-pub const SCHEMA: u32 = 1;
+/// The artifact schema version this crate writes; it also reads schema 1 (no health).
+pub const SCHEMA: u32 = 2;
 
 const MATRIX_JSON: &str = "matrix.json";
 const MATRIX_CSV: &str = "matrix.csv";
 const RUN_JSON: &str = "run.json";
 const TIMING_JSON: &str = "timing.json";
+const HEALTH_JSON: &str = "health.json";
 const CSV_HEADER: &str = "train_slice,eval_slice,metric,value";
 
 /// Which preset a run belongs to.
@@ -149,6 +156,30 @@ pub struct RunArtifact {
     pub provenance: Provenance,
     /// `timing.json`, when the run recorded one.
     pub timing: Option<WallTimes>,
+    /// `health.json`: one entry per cutoff, in slice order (`None` in a schema-1 folder).
+    pub health: Option<Vec<Health>>,
+}
+
+impl RunArtifact {
+    /// The labels of the cutoffs whose checkpoint collapsed, in slice order.
+    pub fn collapsed(&self) -> Vec<&str> {
+        self.health
+            .iter()
+            .flatten()
+            .filter(|h| h.collapsed)
+            .map(|h| h.cutoff.as_str())
+            .collect()
+    }
+}
+
+/// `health.json`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HealthFile {
+    schema: u32,
+    /// The rule, in words, so the file explains itself.
+    collapsed_when: String,
+    cutoffs: Vec<Health>,
 }
 
 /// `matrix.json`.
@@ -183,8 +214,9 @@ impl RunArtifact {
             .map(|r| format!("    {}", json_line(&r)))
             .collect();
         format!(
-            "{{\n  \"schema\": {SCHEMA},\n  \"preset\": {},\n  \"model\": {},\n  \"seed\": {},\n  \
+            "{{\n  \"schema\": {},\n  \"preset\": {},\n  \"model\": {},\n  \"seed\": {},\n  \
              \"metric\": {},\n  \"direction\": {},\n  \"slices\": {},\n  \"cells\": [\n{}\n  ]\n}}\n",
+            p.schema,
             json_line(&p.preset.name),
             json_line(&p.model),
             p.seed,
@@ -193,6 +225,20 @@ impl RunArtifact {
             json_line(&self.slices),
             rows.join(",\n"),
         )
+    }
+
+    fn health_json(&self) -> Option<String> {
+        let cutoffs = self.health.as_ref()?;
+        let lines: Vec<String> = cutoffs
+            .iter()
+            .map(|h| format!("    {}", json_line(h)))
+            .collect();
+        Some(format!(
+            "{{\n  \"schema\": {},\n  \"collapsed_when\": {},\n  \"cutoffs\": [\n{}\n  ]\n}}\n",
+            self.provenance.schema,
+            json_line(&COLLAPSE_RULE),
+            lines.join(",\n"),
+        ))
     }
 
     fn matrix_csv(&self) -> Result<String> {
@@ -225,7 +271,7 @@ pub fn write_run(root: &Path, run: &RunArtifact) -> Result<PathBuf> {
     // Rewriting a folder: drop the old sums first, so a crash before the new ones are
     // written leaves an unfinished run, not a stale checksum.
     remove_if_present(&dir.join(SUMS))?;
-    let files = [
+    let mut files = vec![
         (MATRIX_CSV, run.matrix_csv()?),
         (MATRIX_JSON, run.matrix_json()),
         (
@@ -233,6 +279,10 @@ pub fn write_run(root: &Path, run: &RunArtifact) -> Result<PathBuf> {
             serde_json::to_string_pretty(p).expect("provenance serialises") + "\n",
         ),
     ];
+    match run.health_json() {
+        Some(text) => files.insert(0, (HEALTH_JSON, text)),
+        None => remove_if_present(&dir.join(HEALTH_JSON))?,
+    }
     let mut sums = Sums::new();
     for (name, text) in &files {
         write_atomic(&dir.join(name), text.as_bytes())?;
@@ -251,8 +301,18 @@ pub fn write_run(root: &Path, run: &RunArtifact) -> Result<PathBuf> {
 fn check_run(run: &RunArtifact) -> Result<(), String> {
     let p = &run.provenance;
     let k = run.slices.len();
-    if p.schema != SCHEMA {
-        return Err(format!("schema: expected {SCHEMA}, found {}", p.schema));
+    if !(1..=SCHEMA).contains(&p.schema) {
+        return Err(format!(
+            "schema: expected 1 to {SCHEMA}, found {}",
+            p.schema
+        ));
+    }
+    if (p.schema >= 2) != run.health.is_some() {
+        return Err(format!(
+            "{HEALTH_JSON}: schema {} folders {} one",
+            p.schema,
+            if p.schema >= 2 { "need" } else { "have no" }
+        ));
     }
     for (field, value) in [("preset.name", &p.preset.name), ("model", &p.model)] {
         if value.is_empty() || value.contains(['/', '\\']) || value.starts_with('.') {
@@ -329,6 +389,50 @@ fn check_run(run: &RunArtifact) -> Result<(), String> {
     if let Some((i, j, v)) = run.grid.filled().find(|(_, _, v)| !v.is_finite()) {
         return Err(format!("cells[{i}][{j}]: {v} is not a finite number"));
     }
+    if let Some(health) = &run.health {
+        check_health(health, &run.slices).map_err(|m| format!("{HEALTH_JSON}: {m}"))?;
+    }
+    Ok(())
+}
+
+fn check_health(health: &[Health], slices: &[String]) -> Result<(), String> {
+    if health.len() != slices.len() {
+        return Err(format!(
+            "cutoffs: {} entries for {} slices",
+            health.len(),
+            slices.len()
+        ));
+    }
+    for (n, (h, label)) in health.iter().zip(slices).enumerate() {
+        if &h.cutoff != label {
+            return Err(format!(
+                "cutoffs[{n}].cutoff: {:?}, but slice {n} is {label:?}",
+                h.cutoff
+            ));
+        }
+        let fractions = [("majority_share", h.majority_share)];
+        for (field, v) in fractions {
+            if v.is_some_and(|v| !(0.0..=1.0).contains(&v)) {
+                return Err(format!("cutoffs[{n}].{field}: {v:?} is not in [0, 1]"));
+            }
+        }
+        let finite = [
+            ("prediction_variance", h.prediction_variance),
+            ("target_variance", h.target_variance),
+            ("final_loss", h.final_loss),
+        ];
+        for (field, v) in finite {
+            if v.is_some_and(|v| !v.is_finite() || (field != "final_loss" && v < 0.0)) {
+                return Err(format!("cutoffs[{n}].{field}: {v:?} is not a valid value"));
+            }
+        }
+        if h.collapsed != h.meets_collapse_rule() {
+            return Err(format!(
+                "cutoffs[{n}].collapsed: {} disagrees with its figures ({COLLAPSE_RULE})",
+                h.collapsed,
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -346,8 +450,13 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
         });
     }
     let recorded = Sums::read(&sums_path)?;
-    let expected = [MATRIX_CSV, MATRIX_JSON, RUN_JSON];
-    if recorded.paths().ne(expected) {
+    let with_health = recorded.get(HEALTH_JSON).is_some();
+    let expected: &[&str] = if with_health {
+        &[HEALTH_JSON, MATRIX_CSV, MATRIX_JSON, RUN_JSON]
+    } else {
+        &[MATRIX_CSV, MATRIX_JSON, RUN_JSON]
+    };
+    if recorded.paths().ne(expected.iter().copied()) {
         return Err(fail(
             SUMS,
             format!(
@@ -357,7 +466,7 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
         ));
     }
     let mut texts: BTreeMap<&str, String> = BTreeMap::new();
-    for name in expected {
+    for &name in expected {
         let path = dir.join(name);
         let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
         let recorded = recorded.get(name).expect("listed: checked above");
@@ -384,17 +493,34 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(Error::io(&timing_path, e)),
     };
+    let health = match texts.get(HEALTH_JSON) {
+        None => None,
+        Some(text) => {
+            let file: HealthFile =
+                serde_json::from_str(text).map_err(|e| fail(HEALTH_JSON, json_error(&e)))?;
+            if file.schema != provenance.schema {
+                return Err(fail(
+                    HEALTH_JSON,
+                    format!("schema: {} disagrees with {RUN_JSON}", file.schema),
+                ));
+            }
+            Some(file.cutoffs)
+        }
+    };
     let run = RunArtifact {
         slices: matrix.slices.clone(),
         grid,
         provenance,
         timing,
+        health,
     };
     check_run(&run).map_err(|message| {
         let file = if message.starts_with("slices") || message.starts_with("cells") {
             MATRIX_JSON
         } else if let Some(rest) = message.strip_prefix(&format!("{TIMING_JSON}: ")) {
             return fail(TIMING_JSON, rest.to_string());
+        } else if let Some(rest) = message.strip_prefix(&format!("{HEALTH_JSON}: ")) {
+            return fail(HEALTH_JSON, rest.to_string());
         } else {
             RUN_JSON
         };
@@ -403,7 +529,7 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
 
     let p = &run.provenance;
     let agree = [
-        ("schema", matrix.schema == SCHEMA),
+        ("schema", matrix.schema == p.schema),
         ("preset", matrix.preset == p.preset.name),
         ("model", matrix.model == p.model),
         ("seed", matrix.seed == p.seed),
@@ -433,6 +559,14 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
         return Err(fail(
             MATRIX_CSV,
             format!("its cells disagree with {MATRIX_JSON}"),
+        ));
+    }
+    if let Some(text) = texts.get(HEALTH_JSON)
+        && Some(text) != run.health_json().as_ref()
+    {
+        return Err(fail(
+            HEALTH_JSON,
+            "not in the canonical layout this version writes".into(),
         ));
     }
     if texts[MATRIX_JSON] != run.matrix_json() {
@@ -511,6 +645,26 @@ pub struct ModelRuns {
     pub provenance: Vec<Provenance>,
     /// Each seed's wall times, in seed order, when recorded.
     pub timing: Vec<Option<WallTimes>>,
+    /// Each seed's health record, in seed order (`None` for a schema-1 folder).
+    pub health: Vec<Option<Vec<Health>>>,
+}
+
+impl ModelRuns {
+    /// Whether every seed recorded its health.
+    pub fn has_health(&self) -> bool {
+        self.health.iter().all(Option::is_some)
+    }
+
+    /// Whether the checkpoint of `cutoff` (row index) of `seed` collapsed (false when
+    /// unknown).
+    pub fn collapsed(&self, seed: u64, cutoff: usize) -> bool {
+        self.provenance
+            .iter()
+            .zip(&self.health)
+            .find(|(p, _)| p.seed == seed)
+            .and_then(|(_, h)| h.as_ref())
+            .is_some_and(|h| h[cutoff].collapsed)
+    }
 }
 
 /// Loads every run under `root` and combines seeds per (preset, model); the seeds of one
@@ -527,6 +681,7 @@ pub fn load_all(root: &Path) -> Result<Vec<ModelRuns>> {
             matrix: DriftMatrix::new(run.slices.clone(), p.metric),
             provenance: Vec::new(),
             timing: Vec::new(),
+            health: Vec::new(),
         });
         if entry.matrix.slices() != run.slices.as_slice() || entry.matrix.metric() != p.metric {
             return Err(Error::Artifact {
@@ -546,13 +701,16 @@ pub fn load_all(root: &Path) -> Result<Vec<ModelRuns>> {
             })?;
         entry.provenance.push(p);
         entry.timing.push(run.timing);
+        entry.health.push(run.health);
     }
     let mut out: Vec<ModelRuns> = groups.into_values().collect();
     for m in &mut out {
-        let mut seeds: Vec<(Provenance, Option<WallTimes>)> =
-            m.provenance.drain(..).zip(m.timing.drain(..)).collect();
-        seeds.sort_by_key(|(p, _)| p.seed);
-        (m.provenance, m.timing) = seeds.into_iter().unzip();
+        // Seed order, applied to the three per-seed lists alike.
+        let mut order: Vec<usize> = (0..m.provenance.len()).collect();
+        order.sort_by_key(|&n| m.provenance[n].seed);
+        m.provenance = order.iter().map(|&n| m.provenance[n].clone()).collect();
+        m.timing = order.iter().map(|&n| m.timing[n]).collect();
+        m.health = order.iter().map(|&n| m.health[n].clone()).collect();
     }
     Ok(out)
 }

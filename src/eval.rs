@@ -8,6 +8,12 @@
 //! scores: the positive-class probability for two classes, one-vs-rest otherwise);
 //! multi-label logits are ranked as they are (AUC is invariant to the sigmoid); a
 //! regression output is the prediction itself.
+//!
+//! [`health`] says whether a checkpoint learned anything: a model that predicts one class
+//! for (almost) every row, or a constant value, scores whatever that constant scores, and
+//! its cells measure the label distribution, not the model.
+
+use serde::{Deserialize, Serialize};
 
 use crate::data::Targets;
 use crate::metrics::{Metric, Predictions};
@@ -127,6 +133,129 @@ pub fn score(
             })
         }
     }
+}
+
+/// A checkpoint predicting one class for at least this share of its ID test rows is
+/// collapsed.
+pub const COLLAPSED_SHARE: f64 = 0.99;
+
+/// A regression checkpoint whose prediction variance is below this fraction of the
+/// target variance (on its ID test rows) is collapsed.
+pub const COLLAPSED_VARIANCE: f64 = 1e-6;
+
+/// [`Health::collapsed`] in words (written into `health.json` so the file explains itself).
+pub const COLLAPSE_RULE: &str = "one prediction for at least 99% of the ID test rows, or a \
+    prediction variance below 1e-6 of the target variance";
+
+/// How one checkpoint behaves on its ID test set (the test parts of the slices it trained
+/// on): the evidence that it learned something, or that it did not.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Health {
+    /// The cutoff's slice label.
+    pub cutoff: String,
+    /// ID test rows the figures below are read from.
+    pub rows: usize,
+    /// Single-label classification: the most frequently predicted class (the lowest of
+    /// equally frequent ones).
+    pub majority_class: Option<u32>,
+    /// Classification and multi-label: the share of `rows` given the most frequent
+    /// prediction (class, or set of labels whose logit is above 0).
+    pub majority_share: Option<f64>,
+    /// Regression: the population variance of the predictions.
+    pub prediction_variance: Option<f64>,
+    /// Regression: the population variance of the true values.
+    pub target_variance: Option<f64>,
+    /// The mean training loss over the rows of the last epoch (`None` for the counting
+    /// baselines, which are not trained).
+    pub final_loss: Option<f64>,
+    /// `majority_share >= COLLAPSED_SHARE`, or `prediction_variance <
+    /// COLLAPSED_VARIANCE * target_variance`.
+    pub collapsed: bool,
+}
+
+/// The [`Health`] of the checkpoint of cutoff `cutoff` (label) from its outputs on
+/// `rows` (its ID test rows).
+pub fn health(
+    targets: &Targets,
+    outputs: &Outputs,
+    rows: &[usize],
+    cutoff: &str,
+    final_loss: Option<f64>,
+) -> Health {
+    let mut h = Health {
+        cutoff: cutoff.to_string(),
+        rows: rows.len(),
+        majority_class: None,
+        majority_share: None,
+        prediction_variance: None,
+        target_variance: None,
+        final_loss,
+        collapsed: false,
+    };
+    if rows.is_empty() {
+        return h;
+    }
+    let n = rows.len() as f64;
+    match targets {
+        Targets::Classes { classes, .. } => {
+            let mut counts = vec![0usize; *classes];
+            for &r in rows {
+                counts[argmax(outputs.row(r)) as usize] += 1;
+            }
+            // The first of equal counts, as argmax breaks ties.
+            let (class, count) =
+                counts.iter().enumerate().fold(
+                    (0, 0),
+                    |best, (c, &k)| if k > best.1 { (c, k) } else { best },
+                );
+            h.majority_class = Some(class as u32);
+            h.majority_share = Some(count as f64 / n);
+        }
+        Targets::MultiLabel { .. } => {
+            let mut sets: std::collections::BTreeMap<Vec<bool>, usize> = Default::default();
+            for &r in rows {
+                let set = outputs.row(r).iter().map(|&x| x > 0.0).collect();
+                *sets.entry(set).or_default() += 1;
+            }
+            let most = sets.values().copied().max().unwrap_or(0);
+            h.majority_share = Some(most as f64 / n);
+        }
+        Targets::Values(values) => {
+            let variance = |xs: &[f64]| {
+                let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+                xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / xs.len() as f64
+            };
+            let predicted: Vec<f64> = rows.iter().map(|&r| f64::from(outputs.row(r)[0])).collect();
+            let truth: Vec<f64> = rows.iter().map(|&r| values[r]).collect();
+            h.prediction_variance = Some(variance(&predicted));
+            h.target_variance = Some(variance(&truth));
+        }
+    }
+    h.collapsed = h.meets_collapse_rule();
+    h
+}
+
+impl Health {
+    /// Whether the figures meet [`COLLAPSE_RULE`] (what `collapsed` must say).
+    pub fn meets_collapse_rule(&self) -> bool {
+        self.majority_share.is_some_and(|s| s >= COLLAPSED_SHARE)
+            || self
+                .prediction_variance
+                .zip(self.target_variance)
+                .is_some_and(|(p, t)| p < COLLAPSED_VARIANCE * t)
+    }
+}
+
+/// The ID test rows of cutoff `cutoff`: the test parts of the slices it trained on,
+/// ascending.
+pub fn id_test_rows(regime: &Regime, splits: &[SliceSplit], cutoff: usize) -> Vec<usize> {
+    let mut rows: Vec<usize> = regime
+        .trained_slices(cutoff)
+        .flat_map(|k| splits[k].test.iter().copied())
+        .collect();
+    rows.sort_unstable();
+    rows
 }
 
 /// Row `cutoff` of the drift matrix: one cell per slice.

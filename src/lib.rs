@@ -23,8 +23,9 @@
 //!    stages above.
 //! 7. [`artifacts`]: one folder per (preset, model, seed) run with the matrix and its
 //!    provenance, written atomically and loaded only after every check passes; `run`
-//!    ties the stages together for a preset, resumable; [`saliency`] maps are saved
-//!    beside a run.
+//!    ties the stages together for a preset, resumable; [`baseline`] writes the counting
+//!    baselines every study is measured against; [`saliency`] maps are saved beside a
+//!    run.
 //! 8. [`report`]: the studies with their analyses, and the figures, tables and Typst paper
 //!    that only read them, checked against a manifest.
 //! 9. [`notebook`]: matrices, summaries and figures shown inline in the Jupyter notebooks
@@ -59,6 +60,7 @@
 
 pub mod analysis;
 pub mod artifacts;
+pub mod baseline;
 pub mod checksum;
 pub mod cli;
 mod csv_table;

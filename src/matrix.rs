@@ -148,6 +148,21 @@ impl DriftMatrix {
         &self.grids
     }
 
+    /// The matrix with row `i` of seed `s`'s grid emptied wherever `drop(s, i)` holds
+    /// (e.g. the cutoffs whose checkpoint collapsed).
+    pub fn without_rows(&self, drop: impl Fn(u64, usize) -> bool) -> DriftMatrix {
+        let grids = self
+            .seeds
+            .iter()
+            .zip(&self.grids)
+            .map(|(&seed, grid)| grid.map(|i, _, v| (!drop(seed, i)).then_some(v)))
+            .collect();
+        DriftMatrix {
+            grids,
+            ..self.clone()
+        }
+    }
+
     /// Per-cell mean over the seeds that filled the cell.
     pub fn mean(&self) -> Grid {
         self.reduce(|values| Some(values.iter().sum::<f64>() / values.len() as f64))

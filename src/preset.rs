@@ -11,9 +11,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::data::{DataOptions, DataSpec};
+use crate::data::{DataOptions, DataSpec, Dataset};
 use crate::metrics::Metric;
-use crate::slices::{Regime, Scheme, SlicingConfig, SplitConfig, Stratify, Timestamp};
+use crate::slices::{
+    Regime, Scheme, SliceSplit, SlicingConfig, SplitConfig, Stratify, Timeline, Timestamp,
+    downsample_slices, slice_rows, split_slice,
+};
 use crate::train::{Loss, Optimizer, TrainConfig};
 use crate::{Error, Result};
 
@@ -77,7 +80,42 @@ pub struct LoadedPreset {
     pub sha256: String,
 }
 
+/// The timeline of a preset's data and each slice's split.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The slices.
+    pub timeline: Timeline,
+    /// One split per slice.
+    pub splits: Vec<SliceSplit>,
+}
+
 impl Preset {
+    /// Cuts, down-samples (when the preset says so) and splits `data` as the preset says.
+    pub fn plan(&self, data: &Dataset) -> Result<Plan> {
+        let mut timeline = slice_rows(&data.timestamps, &self.slicing)?;
+        if timeline.slices.is_empty() {
+            return Err(Error::Invalid(format!(
+                "data {}: no slice has at least {} rows",
+                data.source.name, self.slicing.min_rows
+            )));
+        }
+        if self.downsample {
+            downsample_slices(&mut timeline.slices, self.split.seed);
+        }
+        let splits = timeline
+            .slices
+            .iter()
+            .map(|s| {
+                let strata: Option<Vec<u32>> = data
+                    .targets
+                    .strata()
+                    .map(|labels| s.rows.iter().map(|&r| labels[r]).collect());
+                split_slice(&s.rows, strata.as_deref(), &self.split, &s.label)
+            })
+            .collect();
+        Ok(Plan { timeline, splits })
+    }
+
     /// Reads and checks a preset file.
     pub fn load(path: &Path) -> Result<LoadedPreset> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;

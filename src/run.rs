@@ -5,7 +5,9 @@
 //! A run folder `<out>/<preset>/<model>/seed-<n>/` keeps its work under `checkpoints/`:
 //! per cutoff `<label>.safetensors` (the final weights), `<label>.json` (the matrix row
 //! and the checkpoint's SHA-256, written after the row is scored) and
-//! `<label>.timing.json`. A rerun reuses every cutoff whose files are there and were
+//! `<label>.timing.json`; the row's record also holds the checkpoint's health
+//! ([`crate::eval::Health`]). Before any model, the preset's counting baseline
+//! ([`crate::baseline`]) is written beside the models' runs. A rerun reuses every cutoff whose files are there and were
 //! made for the same preset, data, model, seed, device and thread count, so an
 //! interrupted run resumes where it stopped and ends with the same bytes as an
 //! uninterrupted one; work made for anything else is an error, never silently reused.
@@ -20,15 +22,15 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
 use crate::artifacts::{self, CodeVersion, PresetRef, Provenance, RunArtifact, WallTimes};
+use crate::baseline;
 use crate::checksum::sha256_hex;
 use crate::data::{Dataset, Inputs};
 use crate::device::{self, DeviceChoice};
-use crate::eval::{self, EVAL_BATCH};
+use crate::eval::{self, EVAL_BATCH, Health};
 use crate::files::write_atomic;
 use crate::matrix::Grid;
 use crate::models::{self, InputShape, ModelConfig};
-use crate::preset::{LoadedPreset, ModelSpec, Preset};
-use crate::slices::{SliceSplit, Timeline, downsample_slices, slice_rows, split_slice};
+use crate::preset::{LoadedPreset, ModelSpec, Plan};
 use crate::train::checkpoint::{self, CheckpointId};
 use crate::train::{self, DataTensors, Job, loss::LossFn};
 use crate::{Error, Result};
@@ -48,41 +50,6 @@ pub struct RunOptions {
     pub threads: u32,
     /// Draw progress bars on stderr.
     pub progress: bool,
-}
-
-/// The timeline of a preset's data and each slice's split.
-#[derive(Clone, Debug)]
-pub struct Plan {
-    /// The slices.
-    pub timeline: Timeline,
-    /// One split per slice.
-    pub splits: Vec<SliceSplit>,
-}
-
-/// Cuts, down-samples (when the preset says so) and splits `data` as `preset` says.
-pub fn plan(preset: &Preset, data: &Dataset) -> Result<Plan> {
-    let mut timeline = slice_rows(&data.timestamps, &preset.slicing)?;
-    if timeline.slices.is_empty() {
-        return Err(Error::Invalid(format!(
-            "data {}: no slice has at least {} rows",
-            data.source.name, preset.slicing.min_rows
-        )));
-    }
-    if preset.downsample {
-        downsample_slices(&mut timeline.slices, preset.split.seed);
-    }
-    let splits = timeline
-        .slices
-        .iter()
-        .map(|s| {
-            let strata: Option<Vec<u32>> = data
-                .targets
-                .strata()
-                .map(|labels| s.rows.iter().map(|&r| labels[r]).collect());
-            split_slice(&s.rows, strata.as_deref(), &preset.split, &s.label)
-        })
-        .collect();
-    Ok(Plan { timeline, splits })
 }
 
 /// The model shapes `data` calls for (without a position embedding; see
@@ -130,6 +97,7 @@ struct CutoffRecord {
     id: CheckpointId,
     checkpoint_sha256: String,
     cells: Vec<Option<f64>>,
+    health: Health,
 }
 
 /// Runs every selected (model, seed) of `loaded` and returns the artifact folders.
@@ -178,8 +146,9 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
         }
         LossFn::new(spec.train.loss, &data.targets, &[], tch::Device::Cpu)?;
     }
-    let plan = plan(preset, &data)?;
+    let plan = preset.plan(&data)?;
     let device = device::resolve(options.device)?;
+    baseline::write_baseline(loaded, &data, &plan, &options.out)?;
     let tensors = DataTensors::new(&data)?;
 
     let mut dirs = Vec::new();
@@ -242,6 +211,7 @@ impl SeedRun<'_> {
         let bar = self.progress_bar(total);
 
         let mut grid = Grid::empty(k);
+        let mut health = Vec::with_capacity(k);
         let mut timing = WallTimes {
             train: 0.0,
             eval: 0.0,
@@ -255,10 +225,11 @@ impl SeedRun<'_> {
                 self.seed,
                 i + 1
             ));
-            let (cells, times) = self.cutoff(&work, i, label, &rows, &bar)?;
-            for (j, value) in cells.into_iter().enumerate() {
+            let (record, times) = self.cutoff(&work, i, label, &rows, &bar)?;
+            for (j, &value) in record.cells.iter().enumerate() {
                 grid.set(i, j, value);
             }
+            health.push(record.health);
             timing.train += times.train;
             timing.eval += times.eval;
         }
@@ -284,6 +255,7 @@ impl SeedRun<'_> {
             grid,
             provenance,
             timing: Some(timing),
+            health: Some(health),
         };
         artifacts::write_run(&self.options.out, &run)
     }
@@ -321,7 +293,7 @@ impl SeedRun<'_> {
         label: &str,
         rows: &[usize],
         bar: &ProgressBar,
-    ) -> Result<(Vec<Option<f64>>, WallTimes)> {
+    ) -> Result<(CutoffRecord, WallTimes)> {
         let epochs = self.spec.train.epochs;
         let id = CheckpointId::new(
             &self.loaded.sha256,
@@ -340,7 +312,7 @@ impl SeedRun<'_> {
             let record = read_record(&record_path, &id, &checkpoint_path)?;
             let times = read_timing(&timing_path);
             bar.inc(rows.len() as u64 * epochs);
-            return Ok((record.cells, times));
+            return Ok((record, times));
         }
 
         let job = Job {
@@ -352,16 +324,16 @@ impl SeedRun<'_> {
             device: self.device,
         };
         let started = Instant::now();
-        let (built, checkpoint_sha256) = if checkpoint_path.exists() {
+        let (built, checkpoint_sha256, final_loss) = if checkpoint_path.exists() {
             // Trained before an interruption during scoring.
             let built = train::build(&job)?;
-            let sha = checkpoint::load(&built.vs, &id, &checkpoint_path)?;
+            let loaded = checkpoint::load(&built.vs, &id, &checkpoint_path)?;
             bar.inc(rows.len() as u64 * epochs);
-            (built, sha)
+            (built, loaded.sha256, loaded.final_loss)
         } else {
             let loss = LossFn::new(self.spec.train.loss, &self.data.targets, rows, self.device)?;
             let message = bar.message();
-            let built = train::train(&job, self.tensors, &loss, |step| {
+            let (built, final_loss) = train::train(&job, self.tensors, &loss, |step| {
                 bar.set_message(format!(
                     "{message} epoch {}/{epochs} loss {:.4}",
                     step.epoch, step.loss
@@ -369,8 +341,8 @@ impl SeedRun<'_> {
                 bar.inc(step.rows as u64);
             })
             .map_err(|e| Error::Invalid(format!("cutoff {label}: {e}")))?;
-            let sha = checkpoint::save(&built.vs, &id, &checkpoint_path)?;
-            (built, sha)
+            let sha = checkpoint::save(&built.vs, &id, final_loss, &checkpoint_path)?;
+            (built, sha, final_loss)
         };
         let train_seconds = started.elapsed().as_secs_f64();
 
@@ -399,6 +371,14 @@ impl SeedRun<'_> {
             &self.plan.splits,
             i,
         )?;
+        let id_rows = eval::id_test_rows(&self.loaded.preset.regime, &self.plan.splits, i);
+        let health = eval::health(
+            &self.data.targets,
+            &outputs,
+            &id_rows,
+            label,
+            Some(final_loss),
+        );
         let times = WallTimes {
             train: train_seconds,
             eval: started.elapsed().as_secs_f64(),
@@ -407,6 +387,7 @@ impl SeedRun<'_> {
             id,
             checkpoint_sha256,
             cells,
+            health,
         };
         write_atomic(
             &timing_path,
@@ -416,7 +397,7 @@ impl SeedRun<'_> {
             &record_path,
             (serde_json::to_string_pretty(&record).expect("records serialise") + "\n").as_bytes(),
         )?;
-        Ok((record.cells, times))
+        Ok((record, times))
     }
 }
 

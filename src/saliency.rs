@@ -269,7 +269,7 @@ mod torch {
     use crate::device;
     use crate::models::{Input, Model};
     use crate::preset::Preset;
-    use crate::run::{model_config, plan};
+    use crate::run::model_config;
     use crate::train::checkpoint::{self, CheckpointId};
     use crate::train::{self, DataTensors, Job};
     use crate::{Error, Result};
@@ -343,7 +343,7 @@ mod torch {
                 data.targets.task()
             )));
         };
-        let plan = plan(&loaded.preset, &data)?;
+        let plan = loaded.preset.plan(&data)?;
         let labels_of = plan.timeline.labels();
         let find = |label: &str| {
             labels_of.iter().position(|l| l == label).ok_or_else(|| {
@@ -398,7 +398,7 @@ mod torch {
             .run_dir
             .join("checkpoints")
             .join(format!("{}.safetensors", request.cutoff));
-        let checkpoint_sha256 = checkpoint::load(&built.vs, &id, &checkpoint_path)?;
+        let checkpoint_sha256 = checkpoint::load(&built.vs, &id, &checkpoint_path)?.sha256;
 
         let tensors = DataTensors::new(&data)?;
         let Input::Images(images) = tensors.input(&rows, tch::Device::Cpu) else {

@@ -29,6 +29,7 @@ fn run(model: &str, seed: u64) -> RunArtifact {
             train: 12.5,
             eval: 0.25,
         }),
+        health: None,
     }
 }
 

@@ -106,6 +106,7 @@ fn study(root: &Path) {
                     train: 1.0 + seed as f64,
                     eval: 0.5,
                 }),
+                health: None,
             };
             let dir = write_run(&root.join("results"), &run).unwrap();
             // Saliency maps of one model, as `drift saliency` writes them.

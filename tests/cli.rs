@@ -494,6 +494,7 @@ fn write_run(root: &Path) -> PathBuf {
             train: 1.0,
             eval: 0.5,
         }),
+        health: None,
     };
     drift::artifacts::write_run(root, &run).unwrap()
 }

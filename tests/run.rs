@@ -84,13 +84,31 @@ fn the_smoke_preset_gives_byte_identical_artifacts_twice() {
     run_ok(SMOKE, again.path());
     assert_same_tree(reference(), again.path());
 
-    // 3 models x 2 seeds, each a loadable artifact with 6 slices and 6 checkpoints.
+    // The majority baseline and 3 models x 2 seeds, each a loadable artifact with 6
+    // slices and a health record per cutoff; the models have 6 checkpoints.
     let runs = drift::artifacts::find_runs(again.path()).unwrap();
-    assert_eq!(runs.len(), 6);
-    for dir in &runs {
+    assert_eq!(runs.len(), 7);
+    let baseline = drift::artifacts::load_run(&again.path().join("smoke/majority/seed-0")).unwrap();
+    let health = baseline.health.as_ref().unwrap();
+    assert!(
+        health
+            .iter()
+            .all(|h| h.majority_share == Some(1.0) && h.final_loss.is_none())
+    );
+    for dir in runs
+        .iter()
+        .filter(|d| !d.starts_with(again.path().join("smoke/majority")))
+    {
         let run = drift::artifacts::load_run(dir).unwrap();
         assert_eq!(run.slices, ["2000", "2001", "2002", "2003", "2004", "2005"]);
         assert!(run.timing.is_some());
+        let health = run.health.as_ref().unwrap();
+        assert_eq!(health.len(), 6);
+        assert!(
+            health
+                .iter()
+                .all(|h| h.rows > 0 && h.final_loss.unwrap() > 0.0)
+        );
         // Cumulative training scores every cell; the ID cells use the test parts.
         assert_eq!(run.grid.filled().count(), 36);
         let checkpoints = fs::read_dir(dir.join("checkpoints"))
@@ -184,7 +202,9 @@ fn a_diverging_loss_stops_the_run_and_writes_no_artifact() {
         message.ends_with("; no artifact was written for this run"),
         "{message}"
     );
-    assert!(drift::artifacts::find_runs(&out).unwrap().is_empty());
+    // Only the counting baseline, written before any model trains.
+    let runs = drift::artifacts::find_runs(&out).unwrap();
+    assert_eq!(runs, [out.join("diverge/majority/seed-0")]);
 }
 
 #[test]
@@ -253,13 +273,17 @@ fn the_text_smoke_preset_runs_and_scores_every_cell() {
     let runs = drift::artifacts::load_all(out.path()).unwrap();
     assert_eq!(
         runs.iter().map(|r| r.model.as_str()).collect::<Vec<_>>(),
-        ["bigru_s", "ffn_s", "tx_s"]
+        ["bigru_s", "ffn_s", "label-prior", "tx_s"]
     );
     for r in &runs {
         assert_eq!(r.matrix.metric(), drift::Metric::MacroAuc);
         let grid = &r.matrix.grids()[0];
         assert_eq!(grid.filled().count(), 36);
         assert!(grid.filled().all(|(_, _, v)| (0.0..=1.0).contains(&v)));
+        if r.model == "label-prior" {
+            // A constant score ranks nothing: AUC 0.5 in every cell, by construction.
+            assert!(grid.filled().all(|(_, _, v)| v == 0.5));
+        }
     }
 }
 

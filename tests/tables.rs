@@ -46,6 +46,7 @@ fn model(
         matrix,
         provenance: provenance_,
         timing: timing.to_vec(),
+        health: vec![None; grids.len()],
     }
 }
 

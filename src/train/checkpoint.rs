@@ -1,6 +1,8 @@
 //! Checkpoints as safetensors files: every variable of a model's `VarStore` (parameters
 //! and BatchNorm running statistics) as little-endian float32, named by its path, plus one
-//! metadata entry `drift` holding the JSON of [`CheckpointId`].
+//! metadata entry `drift` holding the JSON `{"id": CheckpointId, "final_loss": f64}`: the
+//! final training loss is kept with the weights, so a run that stops between training and
+//! scoring resumes with the same health record.
 //!
 //! The safetensors crate orders tensors by name and a single metadata entry has only one
 //! order, so identical weights give identical bytes (libtorch's own `.ot` format does
@@ -19,6 +21,14 @@ use crate::files::write_atomic;
 use crate::{Error, Result};
 
 const METADATA_KEY: &str = "drift";
+
+/// The `drift` metadata entry.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Metadata {
+    id: CheckpointId,
+    final_loss: f64,
+}
 
 /// What a checkpoint was trained for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,8 +84,9 @@ fn error(path: &Path, message: impl std::fmt::Display) -> Error {
     }
 }
 
-/// Writes `vs` to `path` atomically and returns the file's SHA-256.
-pub fn save(vs: &VarStore, id: &CheckpointId, path: &Path) -> Result<String> {
+/// Writes `vs` and its final training loss to `path` atomically and returns the file's
+/// SHA-256.
+pub fn save(vs: &VarStore, id: &CheckpointId, final_loss: f64, path: &Path) -> Result<String> {
     let mut variables: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
     variables.sort_by(|a, b| a.0.cmp(&b.0));
     let mut buffers = Vec::with_capacity(variables.len());
@@ -97,17 +108,23 @@ pub fn save(vs: &VarStore, id: &CheckpointId, path: &Path) -> Result<String> {
         })
         .collect::<std::result::Result<Vec<_>, _>>()
         .map_err(|e| error(path, e))?;
+    // One entry: safetensors writes its metadata map in HashMap order, so two entries
+    // would make the bytes vary from run to run.
+    let entry = Metadata {
+        id: id.clone(),
+        final_loss,
+    };
     let metadata = HashMap::from([(
         METADATA_KEY.to_string(),
-        serde_json::to_string(id).expect("checkpoint ids serialise"),
+        serde_json::to_string(&entry).expect("checkpoint metadata serialises"),
     )]);
     let bytes = safetensors::serialize(views, Some(metadata)).map_err(|e| error(path, e))?;
     write_atomic(path, &bytes)?;
     Ok(sha256_hex(&bytes))
 }
 
-/// Reads the id of the checkpoint at `path`.
-pub fn read_id(bytes: &[u8], path: &Path) -> Result<CheckpointId> {
+/// Reads the `drift` metadata of the checkpoint bytes read from `path`.
+fn read_metadata(bytes: &[u8], path: &Path) -> Result<Metadata> {
     let (_, metadata) = SafeTensors::read_metadata(bytes)
         .map_err(|e| error(path, format!("not a readable safetensors file: {e}")))?;
     let json = metadata
@@ -115,14 +132,34 @@ pub fn read_id(bytes: &[u8], path: &Path) -> Result<CheckpointId> {
         .as_ref()
         .and_then(|m| m.get(METADATA_KEY))
         .ok_or_else(|| error(path, "no drift metadata: not a drift checkpoint"))?;
-    serde_json::from_str(json).map_err(|e| error(path, format!("drift metadata: {e}")))
+    serde_json::from_str(json).map_err(|e| {
+        error(
+            path,
+            format!(
+                "drift metadata: {e} (a checkpoint of an older drift has no final loss; \
+                 delete it to retrain)"
+            ),
+        )
+    })
+}
+
+/// A loaded checkpoint's file hash and final training loss.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loaded {
+    /// SHA-256 of the file.
+    pub sha256: String,
+    /// The final training loss saved with the weights.
+    pub final_loss: f64,
 }
 
 /// Loads the checkpoint at `path` into `vs`, after checking that it was made for `id` and
-/// holds exactly the variables of `vs` with their shapes. Returns the file's SHA-256.
-pub fn load(vs: &VarStore, id: &CheckpointId, path: &Path) -> Result<String> {
+/// holds exactly the variables of `vs` with their shapes.
+pub fn load(vs: &VarStore, id: &CheckpointId, path: &Path) -> Result<Loaded> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let found = read_id(&bytes, path)?;
+    let Metadata {
+        id: found,
+        final_loss,
+    } = read_metadata(&bytes, path)?;
     if &found != id {
         return Err(error(
             path,
@@ -175,5 +212,8 @@ pub fn load(vs: &VarStore, id: &CheckpointId, path: &Path) -> Result<String> {
         }
         Ok(())
     })?;
-    Ok(sha256_hex(&bytes))
+    Ok(Loaded {
+        sha256: sha256_hex(&bytes),
+        final_loss,
+    })
 }

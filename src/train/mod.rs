@@ -99,14 +99,16 @@ mod torch {
         Ok(Built { vs, model })
     }
 
-    /// Trains a fresh model for `job`, calling `on_step` after every step. A NaN or
-    /// infinite loss stops training with an error naming the epoch and batch.
+    /// Trains a fresh model for `job`, calling `on_step` after every step, and returns it
+    /// with its final loss: the mean batch loss of the last epoch, each batch weighted by
+    /// its rows. A NaN or infinite loss stops training with an error naming the epoch and
+    /// batch.
     pub fn train(
         job: &Job,
         data: &DataTensors,
         loss: &LossFn,
         mut on_step: impl FnMut(Step),
-    ) -> Result<Built> {
+    ) -> Result<(Built, f64)> {
         let built = build(job)?;
         if job.rows.is_empty() {
             return Err(Error::Invalid("no training rows".into()));
@@ -121,7 +123,9 @@ mod torch {
                 .build(&built.vs, t.learning_rate),
         }
         .map_err(|e| Error::Invalid(format!("building the optimiser: {e}")))?;
+        let mut last_epoch = (0.0, 0usize);
         for epoch in 1..=t.epochs {
+            last_epoch = (0.0, 0);
             let order = super::epoch_order(job.rows, job.training_seed, epoch);
             for (b, rows) in order.chunks(t.batch_size as usize).enumerate() {
                 let input = data.input(rows, job.device);
@@ -142,6 +146,8 @@ mod torch {
                     opt.clip_grad_norm(max);
                 }
                 opt.step();
+                last_epoch.0 += scalar * rows.len() as f64;
+                last_epoch.1 += rows.len();
                 on_step(Step {
                     epoch,
                     rows: rows.len(),
@@ -149,6 +155,6 @@ mod torch {
                 });
             }
         }
-        Ok(built)
+        Ok((built, last_epoch.0 / last_epoch.1.max(1) as f64))
     }
 }
