@@ -64,6 +64,15 @@ impl Baseline {
         }
     }
 
+    /// What it predicts, in a few words (the roster's architecture column).
+    pub fn description(self) -> &'static str {
+        match self {
+            Baseline::Majority => "majority class of the training set",
+            Baseline::LabelPrior => "each label's training prior as a constant score",
+            Baseline::MeanTarget => "mean target of the training set",
+        }
+    }
+
     /// The baseline a model key names, if it names one.
     pub fn from_key(key: &str) -> Option<Baseline> {
         Baseline::ALL.into_iter().find(|b| b.key() == key)

@@ -514,6 +514,7 @@ fn cohort_study() -> analysis::StudyAnalysis {
         model,
         family,
         matrix,
+        baseline: false,
     };
     analysis::StudyAnalysis::new(&[
         model("a", "ab", &a),
@@ -521,6 +522,37 @@ fn cohort_study() -> analysis::StudyAnalysis {
         model("b", "ab", &b),
     ])
     .unwrap()
+}
+
+/// A baseline in the study: kept out of the cohort, ranked, and every model's margin is
+/// measured against it (positive = better than the baseline, decay included).
+#[test]
+fn a_baseline_is_ranked_but_not_in_the_cohort() {
+    let (a, _, _) = cohort_models();
+    let mut base = DriftMatrix::new(a.slices().to_vec(), Metric::Accuracy);
+    let k = a.k();
+    let flat: Vec<Vec<Option<f64>>> = (0..k).map(|_| vec![Some(0.5); k]).collect();
+    base.add_seed(0, Grid::from_rows(&flat).unwrap()).unwrap();
+    let model = |model, matrix, baseline| analysis::StudyModel {
+        model,
+        family: "f",
+        matrix,
+        baseline,
+    };
+    let study =
+        analysis::StudyAnalysis::new(&[model("a", &a, false), model("majority", &base, true)])
+            .unwrap();
+    assert_eq!(study.cohort.members, ["a"]);
+    assert!(study.by_future.iter().any(|r| r.model == "majority"));
+    let a_ = study.model("a").unwrap();
+    let m = a_.margin.unwrap();
+    assert_opt(m.id, Some(a_.overall.id.unwrap() - 0.5));
+    assert_opt(m.future, Some(a_.overall.future.unwrap() - 0.5));
+    // The baseline's decay is 0: the margin on decay is minus a's decay.
+    assert_opt(m.decay, Some(-a_.overall.decay.unwrap()));
+    // A study of baselines only has no cohort.
+    let e = analysis::StudyAnalysis::new(&[model("majority", &base, true)]).unwrap_err();
+    assert!(e.to_string().contains("not a baseline"), "{e}");
 }
 
 #[test]
@@ -549,17 +581,43 @@ fn a_study_analysis_is_every_analysis_of_its_models_once() {
         assert_eq!(m.per_cutoff, analysis::per_cutoff(&mean, direction));
         assert_eq!(m.forgetting, analysis::forgetting_over_seeds(matrix));
         assert_eq!(m.effects, analysis::temporal_effects(matrix));
+        assert_eq!(m.spread, analysis::seed_spread(matrix));
+        assert_eq!(
+            m.eval_stream,
+            eval_stream(&mean, direction, analysis::STREAM_K)
+        );
+        assert_eq!(m.eval_fix, Some(eval_fix(&mean, direction, 1, 0..2)));
+        assert_eq!(m.retraining.len(), 9);
+        assert_eq!(m.margin, None, "no baseline in this study");
     }
     let overall: Vec<(&str, Robustness)> = study
         .models
         .iter()
         .map(|m| (m.model.as_str(), m.overall))
         .collect();
+    // The rankings, with each place marked tied when its seed range of the ranked value
+    // overlaps the next place's.
+    let with_ties = |mut ranking: Vec<Ranked>,
+                     f: fn(&analysis::SeedSpread) -> Option<analysis::Spread>| {
+        let spreads: Vec<_> = ranking
+            .iter()
+            .map(|r| f(&study.model(&r.model).unwrap().spread))
+            .collect();
+        for (r, t) in ranking.iter_mut().zip(analysis::ties_with_next(&spreads)) {
+            r.tied_with_next = t;
+        }
+        ranking
+    };
     assert_eq!(
         study.by_future,
-        analysis::rank_by_future(&overall, direction)
+        with_ties(analysis::rank_by_future(&overall, direction), |s| s.future)
     );
-    assert_eq!(study.by_decay, analysis::rank_by_decay(&overall));
+    assert_eq!(
+        study.by_decay,
+        with_ties(analysis::rank_by_decay(&overall), |s| s.decay)
+    );
+    // b's decays over its seeds reach a's: the two are tied in the decay ranking.
+    assert!(study.by_decay[1].tied_with_next);
     assert_eq!(
         study.spread,
         analysis::spread_cutoffs(3, analysis::SPREAD_CUTOFFS)
@@ -626,6 +684,7 @@ fn a_study_needs_consistent_models_each_once() {
         model,
         family: "f",
         matrix,
+        baseline: false,
     };
     let err = analysis::StudyAnalysis::new(&[model("a", &a), model("a", &b)]).unwrap_err();
     assert_eq!(err.to_string(), "model \"a\" appears twice in the study");
@@ -1082,4 +1141,181 @@ fn eval_stream_averages_each_rows_horizon() {
     let s = eval_stream(&grid(&[&[0.9, E], &[E, 0.8]]), Direction::HigherIsBetter, 3);
     assert_eq!(s.rows, 0);
     assert_opt(s.avg, None);
+}
+
+/// Spread over seeds: mean, sample sd and range; ties where neighbouring ranges overlap.
+#[test]
+fn seed_spread_and_ties() {
+    // Seed 0: ID (0.9 + 0.7) / 2 = 0.8, future 0.6; seed 1: ID 0.9, future 0.5
+    // (its cell (0, 1) is empty: the future is (0.5) alone).
+    let mut m = DriftMatrix::new(labels(2), Metric::Accuracy);
+    m.add_seed(0, grid(&[&[0.9, 0.6], &[E, 0.7]])).unwrap();
+    m.add_seed(1, grid(&[&[1.0, E], &[E, 0.8]])).unwrap();
+    let s = analysis::seed_spread(&m);
+    let id = s.id.unwrap();
+    assert_eq!(id.n, 2);
+    assert!((id.mean - 0.85).abs() < TOL);
+    // sd of {0.8, 0.9} with ddof 1: sqrt(2 * 0.05^2 / 1) = 0.0707...
+    assert!((id.sd.unwrap() - (0.005f64).sqrt()).abs() < TOL);
+    assert_eq!((id.min, id.max), (0.8, 0.9));
+    // Seed 1 has no future cell: the future spread has one seed and no sd.
+    let future = s.future.unwrap();
+    assert_eq!((future.n, future.sd), (1, None));
+    assert!((future.mean - 0.6).abs() < TOL);
+    // Decay of seed 0 only: 0.8 - 0.6.
+    assert!((s.decay.unwrap().mean - 0.2).abs() < TOL);
+
+    let spread = |min: f64, max: f64| analysis::Spread::of(&[min, max]);
+    // [0.8, 0.9] overlaps [0.85, 0.95] (tied); [0.85, 0.95] does not reach [0.5, 0.6];
+    // a touching range counts as overlapping; a missing spread ties with nothing.
+    let ties = analysis::ties_with_next(&[
+        spread(0.8, 0.9),
+        spread(0.85, 0.95),
+        spread(0.5, 0.6),
+        spread(0.6, 0.7),
+        None,
+    ]);
+    assert_eq!(ties, [true, false, true, false, false]);
+}
+
+/// The bootstrap agrees with numpy on the same resampling indices
+/// (`scripts/bootstrap_fixtures.py`), with an empty cell and a lower-is-better metric;
+/// the seeded draws are reproducible and in range.
+#[test]
+fn bootstrap_intervals_match_numpy_on_the_same_draws() {
+    let fixture = crate::support::fixture("bootstrap.json");
+    let p = &fixture["percentiles"];
+    let values: Vec<f64> = serde_json::from_value(p["values"].clone()).unwrap();
+    let qs: Vec<f64> = serde_json::from_value(p["q"].clone()).unwrap();
+    let expected: Vec<f64> = serde_json::from_value(p["expected"].clone()).unwrap();
+    for (q, e) in qs.iter().zip(&expected) {
+        assert!((analysis::percentile(&values, *q).unwrap() - e).abs() < TOL);
+    }
+    assert_eq!(analysis::percentile(&[], 50.0), None);
+
+    let cases = fixture["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 2);
+    for case in cases {
+        let cells = |key: &str| -> Grid {
+            let rows: Vec<Vec<Option<f64>>> = serde_json::from_value(case[key].clone()).unwrap();
+            Grid::from_rows(&rows).unwrap()
+        };
+        let draws: Vec<Vec<usize>> = serde_json::from_value(case["draws"].clone()).unwrap();
+        let direction = if case["higher_is_better"].as_bool().unwrap() {
+            Direction::HigherIsBetter
+        } else {
+            Direction::LowerIsBetter
+        };
+        let b = analysis::bootstrap_with(&cells("grid"), Some(&cells("best")), &draws, direction);
+        let name = case["name"].as_str().unwrap();
+        for (field, got) in [
+            ("id", b.id),
+            ("future", b.future),
+            ("decay", b.decay),
+            ("future_vs_best", b.future_vs_best),
+        ] {
+            let want: [f64; 2] = serde_json::from_value(case[field].clone()).unwrap();
+            let got = got.unwrap();
+            assert!(
+                (got.low - want[0]).abs() < TOL && (got.high - want[1]).abs() < TOL,
+                "{name} {field}: {got:?} vs numpy {want:?}"
+            );
+        }
+    }
+
+    // One replicate by hand: rows 0, 0, 2 of a 3x3 grid. ID (0.9 + 0.9 + 0.7) / 3;
+    // future pools row 0's two cells twice and row 2 has none: (0.8 + 0.6) * 2 / 4.
+    let g = grid(&[&[0.9, 0.8, 0.6], &[E, 0.85, 0.7], &[E, E, 0.7]]);
+    let r = analysis::resampled(&g, &[0, 0, 2], Direction::HigherIsBetter);
+    assert_opt(r.id, Some(2.5 / 3.0));
+    assert_opt(r.future, Some(0.7));
+    assert_opt(r.decay, Some(2.5 / 3.0 - 0.7));
+    // Seeded draws: the same for the same seed and label, other for another label.
+    let a = analysis::bootstrap_draws(5, 50, 7, "cnn_s");
+    assert_eq!(a, analysis::bootstrap_draws(5, 50, 7, "cnn_s"));
+    assert_ne!(a, analysis::bootstrap_draws(5, 50, 7, "mlp_s"));
+    assert!(a.iter().all(|d| d.len() == 5 && d.iter().all(|&i| i < 5)));
+    // Against itself the difference is exactly 0 on every draw.
+    let draws = analysis::bootstrap_draws(3, 50, 7, "cnn_s");
+    let same = analysis::bootstrap_with(&g, Some(&g), &draws, Direction::HigherIsBetter);
+    let zero = same.future_vs_best.unwrap();
+    assert_eq!((zero.low, zero.high), (0.0, 0.0));
+    assert!(!zero.excludes_zero());
+}
+
+/// Retraining policies on a hand-worked cumulative matrix, with an empty cell and an
+/// error metric.
+#[test]
+fn retraining_policies_replay_the_matrix() {
+    use analysis::{Policy, simulate};
+    // Rows: trained through 0..=3; slice t is scored by the deployed model m < t.
+    let g = grid(&[
+        &[0.90, 0.80, 0.70, 0.60, 0.50],
+        &[E, 0.92, 0.85, 0.75, 0.65],
+        &[E, E, 0.93, E, 0.80],
+        &[E, E, E, 0.94, 0.88],
+        &[E, E, E, E, 0.95],
+    ]);
+    let hib = Direction::HigherIsBetter;
+    // Never: model 0 on slices 1..4: 0.8, 0.7, 0.6, 0.5.
+    let never = simulate(&g, hib, Policy::Never);
+    assert_eq!(
+        (never.retrains, never.deployed.clone()),
+        (0, vec![0, 0, 0, 0])
+    );
+    assert_opt(never.mean, Some(0.65));
+    assert_opt(never.worst, Some(0.5));
+    // Every slice: M[0][1], M[1][2], M[2][3] (empty: skipped), M[3][4]; the retrain after
+    // the last slice deploys nothing, so 3 retrains.
+    let always = simulate(&g, hib, Policy::Every { k: 1 });
+    assert_eq!(always.deployed, [0, 1, 2, 3]);
+    assert_eq!(always.retrains, 3);
+    assert_opt(always.mean, Some((0.8 + 0.85 + 0.88) / 3.0));
+    // Every 2: retrain after slice 2 only (after 4 would deploy nothing): 0, 0, 2, 2.
+    let every2 = simulate(&g, hib, Policy::Every { k: 2 });
+    assert_eq!(
+        (every2.deployed.clone(), every2.retrains),
+        (vec![0, 0, 2, 2], 1)
+    );
+    assert_opt(every2.mean, Some((0.8 + 0.7 + 0.8) / 3.0));
+    // On a drop of more than 0.15 below the deployed model's ID: model 0 scores 0.8
+    // (drop 0.1), then 0.7 (drop 0.2 > 0.15): retrain after slice 2; model 2's cell on
+    // slice 3 is empty (no alarm), then 0.8 on slice 4.
+    let alarm = simulate(&g, hib, Policy::OnDrop { drop: 0.15 });
+    assert_eq!(
+        (alarm.deployed.clone(), alarm.retrains),
+        (vec![0, 0, 2, 2], 1)
+    );
+    // Read as an error, the same cells only fall below model 0's 0.9: better, so no alarm,
+    // and the worst deployed score is the largest, 0.8.
+    let err = simulate(&g, Direction::LowerIsBetter, Policy::OnDrop { drop: 0.05 });
+    assert_eq!(err.retrains, 0);
+    assert_opt(err.worst, Some(0.8));
+    let rising = grid(&[&[0.2, 0.3, 0.5], &[E, 0.2, 0.25], &[E, E, 0.2]]);
+    let err = simulate(
+        &rising,
+        Direction::LowerIsBetter,
+        Policy::OnDrop { drop: 0.05 },
+    );
+    // 0.3 is 0.1 above the ID 0.2: retrain after slice 1, then M[1][2] = 0.25.
+    assert_eq!((err.deployed.clone(), err.retrains), (vec![0, 1], 1));
+    assert_opt(err.mean, Some(0.275));
+    assert_opt(err.worst, Some(0.3));
+    // The standard set: never, every 1/2/3/5, four drops; names on the display scale.
+    let policies = analysis::standard_policies(&g, 100.0);
+    let names: Vec<String> = policies.iter().map(|p| p.name(100.0)).collect();
+    assert_eq!(
+        names,
+        [
+            "never",
+            "every slice",
+            "every 2",
+            "every 3",
+            "every 5",
+            "drop > 1",
+            "drop > 2",
+            "drop > 5",
+            "drop > 10"
+        ]
+    );
 }

@@ -543,3 +543,56 @@ fn write_run_refuses_an_invalid_run() {
     let dir = write_run(root.path(), &ok).unwrap();
     assert_eq!(load_run(&dir).unwrap(), ok);
 }
+
+/// Schema 2 adds `health.json`: written one cutoff a line, listed first in the sums,
+/// loaded back exactly; a schema-2 run without health, or health for other slices, is
+/// refused naming the file.
+#[test]
+fn health_round_trips_in_schema_2() {
+    use drift::eval::Health;
+    let root = tempfile::tempdir().unwrap();
+    let mut r = run("cnn_s", 0);
+    r.provenance.schema = 2;
+    let h = |cutoff: &str, share: f64| Health {
+        cutoff: cutoff.into(),
+        rows: 12,
+        majority_class: Some(0),
+        majority_share: Some(share),
+        prediction_variance: None,
+        target_variance: None,
+        final_loss: Some(0.5),
+        collapsed: share >= 0.99,
+    };
+    r.health = Some(vec![h("1900s", 1.0), h("1910s", 0.5), h("1920s", 0.75)]);
+    let dir = write_run(root.path(), &r).unwrap();
+    let loaded = load_run(&dir).unwrap();
+    assert_eq!(loaded, r);
+    assert_eq!(loaded.collapsed(), ["1900s"]);
+    let sums = fs::read_to_string(dir.join("SHA256SUMS")).unwrap();
+    let listed: Vec<&str> = sums
+        .lines()
+        .map(|l| l.split("  ").nth(1).unwrap())
+        .collect();
+    assert_eq!(
+        listed,
+        ["health.json", "matrix.csv", "matrix.json", "run.json"]
+    );
+    let text = fs::read_to_string(dir.join("health.json")).unwrap();
+    assert!(
+        text.starts_with("{\n  \"schema\": 2,\n  \"collapsed_when\": "),
+        "{text}"
+    );
+    assert_eq!(text.lines().filter(|l| l.contains("\"cutoff\"")).count(), 3);
+
+    let mut missing = r.clone();
+    missing.health = None;
+    let e = write_run(root.path(), &missing).unwrap_err().to_string();
+    assert!(e.contains("health.json: schema 2 folders need one"), "{e}");
+    let mut short = r.clone();
+    short.health.as_mut().unwrap().pop();
+    let e = write_run(root.path(), &short).unwrap_err().to_string();
+    assert!(
+        e.contains("health.json: cutoffs: 2 entries for 3 slices"),
+        "{e}"
+    );
+}

@@ -506,7 +506,11 @@ fn artifacts_verify_passes_then_fails_after_tampering() {
     let dir = write_run(root.path());
     assert_eq!(
         ok(&["artifacts", "verify", root_arg]),
-        format!("ok    {}\n1 runs, 0 bad\n", dir.display())
+        format!(
+            "ok    {} (schema 1: no health record)\n\
+             1 runs, 0 bad; 0 of 0 checkpoints collapsed, in 0 runs\n",
+            dir.display()
+        )
     );
 
     let csv = dir.join("matrix.csv");
@@ -524,7 +528,10 @@ fn artifacts_verify_passes_then_fails_after_tampering() {
         )),
         "{out}"
     );
-    assert_eq!(lines[1], "1 runs, 1 bad");
+    assert_eq!(
+        lines[1],
+        "1 runs, 1 bad; 0 of 0 checkpoints collapsed, in 0 runs"
+    );
 
     // A root without runs fails too.
     let empty = tempfile::tempdir().unwrap();
@@ -534,6 +541,100 @@ fn artifacts_verify_passes_then_fails_after_tampering() {
     assert_eq!(
         stderr(&output),
         "no run folders (folders with SHA256SUMS) under the given roots\n"
+    );
+}
+
+/// A schema-2 run whose first checkpoint predicts one class: `verify` lists the cutoff,
+/// a baseline says it is constant by design, and a flag that disagrees with its figures
+/// is named even when the sums were recomputed to match.
+#[test]
+fn artifacts_verify_lists_collapsed_cutoffs() {
+    use drift::eval::Health;
+    let root = tempfile::tempdir().unwrap();
+    let root_arg = root.path().to_str().unwrap();
+    let health = |cutoff: &str, share: f64| Health {
+        cutoff: cutoff.into(),
+        rows: 40,
+        majority_class: Some(1),
+        majority_share: Some(share),
+        prediction_variance: None,
+        target_variance: None,
+        final_loss: Some(0.69),
+        collapsed: share >= 0.99,
+    };
+    let mut run = write_run(root.path());
+    let mut artifact = drift::artifacts::load_run(&run).unwrap();
+    artifact.provenance.schema = 2;
+    artifact.health = Some(vec![health("2001", 1.0), health("2002", 0.75)]);
+    run = drift::artifacts::write_run(root.path(), &artifact).unwrap();
+    let mut baseline = artifact.clone();
+    baseline.provenance.model = "majority".into();
+    baseline.health = Some(vec![health("2001", 1.0), health("2002", 1.0)]);
+    let base = drift::artifacts::write_run(root.path(), &baseline).unwrap();
+    assert_eq!(
+        ok(&["artifacts", "verify", root_arg]),
+        format!(
+            "ok    {}  collapsed at 1 of 2 cutoffs: 2001\n\
+             ok    {} (counting baseline: constant by design)\n\
+             2 runs, 0 bad; 1 of 2 checkpoints collapsed, in 1 runs\n",
+            run.display(),
+            base.display()
+        )
+    );
+
+    // `summarize` on the model's folder lists the cutoff, and can leave its row out:
+    // row 0 holds the only future cell (0.7), and the ID falls back to row 1's 0.8.
+    let model = root.path().join("good/cnn_s");
+    let model = model.to_str().unwrap();
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let args: Vec<&str> = ["summarize", model].iter().chain(extra).copied().collect();
+        serde_json::from_str(&ok(&args)).unwrap()
+    };
+    let all = json(&[]);
+    assert_eq!(
+        all["collapsed"],
+        serde_json::json!([{"seed": 0, "cutoffs": ["2001"]}])
+    );
+    assert_eq!(all["future"].as_f64(), Some(0.7));
+    assert!((all["id"].as_f64().unwrap() - 0.85).abs() < 1e-12);
+    let kept = json(&["--exclude-collapsed"]);
+    assert_eq!(kept["collapsed_excluded"], true);
+    assert_eq!(
+        (kept["future"].as_f64(), kept["id"].as_f64()),
+        (None, Some(0.8))
+    );
+    let table = ok(&["summarize", model, "--format", "table"]);
+    assert!(
+        table.contains("collapsed checkpoints (their rows are included above"),
+        "{table}"
+    );
+    assert!(table.contains("  seed 0    2001\n"), "{table}");
+
+    // Unflag the collapsed cutoff and recompute the sums, as a careless edit would.
+    let path = run.join("health.json");
+    let text = fs::read_to_string(&path).unwrap();
+    fs::write(
+        &path,
+        text.replacen("\"collapsed\":true", "\"collapsed\":false", 1),
+    )
+    .unwrap();
+    let sums: String = ["health.json", "matrix.csv", "matrix.json", "run.json"]
+        .iter()
+        .map(|f| {
+            let bytes = fs::read(run.join(f)).unwrap();
+            format!("{}  {f}\n", drift::checksum::sha256_hex(&bytes))
+        })
+        .collect();
+    fs::write(run.join("SHA256SUMS"), sums).unwrap();
+    let output = drift(&["artifacts", "verify", root_arg]);
+    assert_eq!(output.status.code(), Some(1));
+    let out = stdout(&output);
+    assert!(
+        out.starts_with(&format!(
+            "error {}: cutoffs[0].collapsed: false disagrees with its figures",
+            path.display()
+        )),
+        "{out}"
     );
 }
 

@@ -189,3 +189,124 @@ fn predictions_are_per_row_whatever_the_batching() {
         assert!(largest < 1e-5, "batch {batch}: outputs move by {largest}");
     }
 }
+
+/// Health flags from outputs by hand: the majority share and the 99% rule, the most
+/// frequent label set, the variance rule, and an empty ID test set.
+#[test]
+fn health_flags_collapsed_checkpoints() {
+    use drift::eval::health;
+    let classes = Targets::Classes {
+        classes: 3,
+        labels: vec![0; 200],
+    };
+    // 199 of 200 rows predict class 2 (99.5% >= 99%): collapsed.
+    let mut values = Vec::new();
+    for r in 0..200 {
+        values.extend(if r == 7 {
+            [1.0, 0.0, 0.0]
+        } else {
+            [0.0, 0.0, 1.0]
+        });
+    }
+    let outputs = Outputs { width: 3, values };
+    let rows: Vec<usize> = (0..200).collect();
+    let h = health(&classes, &outputs, &rows, "2001", Some(0.25));
+    assert_eq!((h.rows, h.majority_class), (200, Some(2)));
+    assert_eq!(h.majority_share, Some(0.995));
+    assert!(h.collapsed);
+    assert_eq!(h.final_loss, Some(0.25));
+    // The first 98 rows and row 7: 97 of 98 predict 2 (98.98%): not collapsed.
+    let h = health(&classes, &outputs, &rows[..98], "2001", None);
+    assert_eq!(h.majority_share, Some(97.0 / 98.0));
+    assert!(!h.collapsed);
+    // Equal counts: the lower class, as argmax breaks ties.
+    let tie = Outputs {
+        width: 3,
+        values: vec![0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+    };
+    let h = health(&classes, &tie, &[0, 1], "2001", None);
+    assert_eq!((h.majority_class, h.majority_share), (Some(1), Some(0.5)));
+
+    // Multi-label: the label sets {0}, {0}, {0, 1} (logits above 0): 2 of 3 share one.
+    let multi = Targets::MultiLabel {
+        classes: 2,
+        labels: vec![false; 6],
+    };
+    let sets = Outputs {
+        width: 2,
+        values: vec![0.5, -1.0, 2.0, -0.1, 0.3, 0.2],
+    };
+    let h = health(&multi, &sets, &[0, 1, 2], "2001", None);
+    assert_eq!(
+        (h.majority_class, h.majority_share),
+        (None, Some(2.0 / 3.0))
+    );
+    assert!(!h.collapsed);
+
+    // Regression: predictions 1.0, 1.0, 1.0 + 1e-4 on targets 1, 2, 3 (variance 2/3):
+    // prediction variance 2.2e-9 < 1e-6 * 2/3: collapsed.
+    let values = Targets::Values(vec![1.0, 2.0, 3.0]);
+    let flat = Outputs {
+        width: 1,
+        values: vec![1.0, 1.0, 1.0001],
+    };
+    let h = health(&values, &flat, &[0, 1, 2], "2001", None);
+    assert!((h.target_variance.unwrap() - 2.0 / 3.0).abs() < 1e-12);
+    assert!(h.prediction_variance.unwrap() < 1e-6 * 2.0 / 3.0);
+    assert!(h.collapsed);
+    let spread = Outputs {
+        width: 1,
+        values: vec![1.0, 2.0, 2.5],
+    };
+    assert!(!health(&values, &spread, &[0, 1, 2], "2001", None).collapsed);
+
+    // No ID test rows: nothing to judge, not collapsed.
+    let h = health(&classes, &outputs, &[], "2001", None);
+    assert_eq!((h.rows, h.majority_share, h.collapsed), (0, None, false));
+}
+
+/// The counting baselines fitted by hand.
+#[test]
+fn baselines_fit_by_counting() {
+    use drift::baseline::Baseline;
+    let classes = Targets::Classes {
+        classes: 3,
+        labels: vec![2, 1, 2, 1, 0],
+    };
+    // Rows 0..4: two 2s and two 1s: the lower class wins the tie.
+    assert_eq!(
+        Baseline::Majority.fit(&classes, &[0, 1, 2, 3]).unwrap(),
+        [0.0, 1.0, 0.0]
+    );
+    assert_eq!(
+        Baseline::Majority.fit(&classes, &[0, 2, 4]).unwrap(),
+        [0.0, 0.0, 1.0]
+    );
+    // Priors 3/4 and 0 (clamped to 1e-6) as logits.
+    let multi = Targets::MultiLabel {
+        classes: 2,
+        labels: vec![true, false, true, false, false, false, true, false],
+    };
+    let prior = Baseline::LabelPrior.fit(&multi, &[0, 1, 2, 3]).unwrap();
+    assert!((f64::from(prior[0]) - 3f64.ln()).abs() < 1e-6);
+    assert!((f64::from(prior[1]) - (1e-6f64 / (1.0 - 1e-6)).ln()).abs() < 1e-3);
+    let values = Targets::Values(vec![1.0, 2.0, 6.0]);
+    assert_eq!(
+        Baseline::MeanTarget.fit(&values, &[0, 1, 2]).unwrap(),
+        [3.0]
+    );
+    assert_eq!(Baseline::for_targets(&values), Baseline::MeanTarget);
+    assert_eq!(Baseline::from_key("majority"), Some(Baseline::Majority));
+    assert_eq!(Baseline::from_key("cnn_s"), None);
+    // No rows, or the wrong task, is an error naming the baseline.
+    let e = Baseline::Majority
+        .fit(&classes, &[])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("baseline majority: no training rows"), "{e}");
+    let e = Baseline::Majority
+        .fit(&values, &[0])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("does not fit regression targets"), "{e}");
+}

@@ -316,6 +316,7 @@ fn rankings_draw_one_bar_per_model() {
             rank: n + 1,
             model: m.to_string(),
             value: *v,
+            tied_with_next: false,
         })
         .collect();
     let svg = ranking(&future, &RankingOptions::default()).unwrap();
@@ -329,6 +330,7 @@ fn rankings_draw_one_bar_per_model() {
             rank: n + 1,
             model: m.to_string(),
             value: *v,
+            tied_with_next: false,
         })
         .collect();
     let opts = RankingOptions {
@@ -366,6 +368,7 @@ fn renders_are_byte_identical() {
         rank: 1,
         model: "x".into(),
         value: 1.0,
+        tied_with_next: false,
     }];
     let ro = RankingOptions::default();
     assert_eq!(ranking(&r, &ro).unwrap(), ranking(&r, &ro).unwrap());

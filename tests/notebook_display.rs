@@ -89,11 +89,13 @@ fn a_study_shows_each_model_its_ranks_the_cohort_and_the_families() {
             model: "n",
             family: "g",
             matrix: &n,
+            baseline: false,
         },
         analysis::StudyModel {
             model: "m",
             family: "f",
             matrix: &m,
+            baseline: false,
         },
     ])
     .unwrap();

@@ -26,6 +26,7 @@ const ORDER: &[&str] = &[
     "analysis",
     "preset",
     "artifacts",
+    "baseline",
     "run",
     "saliency",
     "report",

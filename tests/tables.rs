@@ -5,8 +5,9 @@
 use drift::analysis::{StudyAnalysis, StudyModel, default_family, wilcoxon};
 use drift::artifacts::{ModelRuns, Provenance, WallTimes};
 use drift::report::tables::{
-    Format, ModelListing, Table, compute_table, cutoff_tables, family_table, parse_models_listing,
-    robustness, roster, temporal_effects_table, to_csv, to_typst, typst_string,
+    Format, ModelListing, Table, bootstrap_table, collapsed_table, compute_table, cutoff_tables,
+    family_table, health_table, parse_models_listing, retraining_table, robustness, roster,
+    temporal_effects_table, to_csv, to_typst, typst_string, wild_time_table,
 };
 use drift::{DriftMatrix, Grid, Metric};
 use polars::prelude::{Column, DataFrame};
@@ -116,6 +117,14 @@ fn study() -> Vec<ModelRuns> {
     ]
 }
 
+/// A study design of one regime.
+fn design(regime: &str, downsampled: bool) -> drift::report::study::Design {
+    drift::report::study::Design {
+        regimes: vec![regime.into()],
+        downsampled,
+    }
+}
+
 /// The registry's family of a model, as a preset resolves it; else the key's stem.
 fn family(model: &str) -> String {
     drift::models::info(model)
@@ -133,6 +142,7 @@ fn try_analysed(runs: &[ModelRuns]) -> drift::Result<StudyAnalysis> {
             model: &r.model,
             family: f,
             matrix: &r.matrix,
+            baseline: false,
         })
         .collect();
     StudyAnalysis::new(&models)
@@ -188,7 +198,26 @@ fn robustness_values_ranks_and_ties() {
         .collect();
     assert_eq!(
         columns,
-        ["rank", "model", "family", "seeds", "ID", "future", "decay"]
+        [
+            "rank",
+            "model",
+            "family",
+            "seeds",
+            "ID",
+            "ID sd",
+            "ID min",
+            "ID max",
+            "future",
+            "future sd",
+            "future min",
+            "future max",
+            "decay",
+            "decay sd",
+            "decay min",
+            "decay max",
+            "margin",
+            "tied"
+        ]
     );
     // Best future first; cnn_s and mlp_m tie and go by key; no future score: last, unranked.
     assert_eq!(ints(&t, "rank"), [Some(1), Some(2), Some(3), None]);
@@ -218,17 +247,37 @@ fn robustness_values_ranks_and_ties() {
         &floats(&t, "decay"),
         &[Some(-25.0), Some(100.0 / 3.0), Some(100.0 / 3.0), None],
     );
+    // Per seed, cnn_s (and mlp_m) score future 5/12 and 7/12 (decay 5/12 and 1/4): sd
+    // sqrt(2 (1/12)^2) = 11.79; mlp_s's seeds agree; linear has no future.
+    let sd = 100.0 * (2.0f64).sqrt() / 12.0;
+    assert_close(
+        &floats(&t, "future sd"),
+        &[Some(0.0), Some(sd), Some(sd), None],
+    );
+    assert_close(
+        &floats(&t, "future min"),
+        &[Some(75.0), Some(500.0 / 12.0), Some(500.0 / 12.0), None],
+    );
+    assert_close(
+        &floats(&t, "decay max"),
+        &[Some(-25.0), Some(500.0 / 12.0), Some(500.0 / 12.0), None],
+    );
+    assert_close(&floats(&t, "ID sd"), &[Some(0.0); 4]);
+    // No baseline in this study: no margin. cnn_s and mlp_m have the same seed range of
+    // future scores: tied; mlp_s's [75, 75] is above cnn_s's [41.67, 58.33].
+    assert_eq!(floats(&t, "margin"), [None; 4]);
+    assert_eq!(strs(&t, "tied"), names(&["", "tied", "", ""]));
     assert!(t.caption.contains("accuracy ×100"), "{}", t.caption);
     assert_eq!(
         to_typst(&t).unwrap(),
         r#"#table(
-  columns: 7,
-  align: (right, left, left, right, right, right, right),
-  table.header(strong("rank"), strong("model"), strong("family"), strong("seeds"), strong("ID"), strong("future"), strong("decay")),
-  "1", "mlp_s", "mlp", "2", "50.00", "75.00", "−25.00",
-  "2", "cnn_s", "cnn", "2", "83.33", "50.00", "33.33",
-  "3", "mlp_m", "mlp", "2", "83.33", "50.00", "33.33",
-  "–", "linear", "linear-probe", "2", "41.67", "–", "–",
+  columns: 9,
+  align: (right, left, left, right, right, right, right, right, left),
+  table.header(strong("rank"), strong("model"), strong("family"), strong("seeds"), strong("ID"), strong("future"), strong("decay"), strong("margin"), strong("tied")),
+  "1", "mlp_s", "mlp", "2", "50.00 ± 0.00\n[50.00, 50.00]", "75.00 ± 0.00\n[75.00, 75.00]", "−25.00 ± 0.00\n[−25.00, −25.00]", "–", "",
+  "2", "cnn_s", "cnn", "2", "83.33 ± 0.00\n[83.33, 83.33]", "50.00 ± 11.79\n[41.67, 58.33]", "33.33 ± 11.79\n[25.00, 41.67]", "–", "tied",
+  "3", "mlp_m", "mlp", "2", "83.33 ± 0.00\n[83.33, 83.33]", "50.00 ± 11.79\n[41.67, 58.33]", "33.33 ± 11.79\n[25.00, 41.67]", "–", "",
+  "–", "linear", "linear-probe", "2", "41.67 ± 0.00\n[41.67, 41.67]", "–", "–", "–", "",
 )
 "#
     );
@@ -289,16 +338,19 @@ fn one_table_per_spread_cutoff() {
         &floats(t, "decay"),
         &[Some(-25.0), Some(37.5), Some(37.5), None],
     );
+    // Per seed cnn_s's row 2002 scores future .5 and .75 (sd 17.68); mlp_s's [75, 75]
+    // touches cnn_s's [50, 75], so the two are tied, as are cnn_s and mlp_m.
+    assert_eq!(strs(t, "tied"), names(&["tied", "tied", "", ""]));
     assert_eq!(
         to_typst(t).unwrap(),
         r#"#table(
-  columns: 5,
-  align: (right, left, right, right, right),
-  table.header(strong("rank"), strong("model"), strong("ID"), strong("future"), strong("decay")),
-  "1", "mlp_s", "50.00", "75.00", "−25.00",
-  "2", "cnn_s", "100.00", "62.50", "37.50",
-  "3", "mlp_m", "100.00", "62.50", "37.50",
-  "–", "linear", "25.00", "–", "–",
+  columns: 6,
+  align: (right, left, right, right, right, left),
+  table.header(strong("rank"), strong("model"), strong("ID"), strong("future"), strong("decay"), strong("tied")),
+  "1", "mlp_s", "50.00 ± 0.00\n[50.00, 50.00]", "75.00 ± 0.00\n[75.00, 75.00]", "−25.00 ± 0.00\n[−25.00, −25.00]", "tied",
+  "2", "cnn_s", "100.00 ± 0.00\n[100.00, 100.00]", "62.50 ± 17.68\n[50.00, 75.00]", "37.50 ± 17.68\n[25.00, 50.00]", "tied",
+  "3", "mlp_m", "100.00 ± 0.00\n[100.00, 100.00]", "62.50 ± 17.68\n[50.00, 75.00]", "37.50 ± 17.68\n[25.00, 50.00]", "",
+  "–", "linear", "25.00 ± 0.00\n[25.00, 25.00]", "–", "–", "",
 )
 "#
     );
@@ -390,8 +442,30 @@ fn sloped(key: &str) -> ModelRuns {
 #[test]
 fn temporal_effects_with_p_values_marks_and_seed_range() {
     let runs = vec![sloped("tx_s")];
-    let t = temporal_effects_table(&analysed(&runs)).unwrap();
+    let t = temporal_effects_table(&analysed(&runs), &design("cumulative", false)).unwrap();
     assert_eq!(t.name, "temporal-effects");
+    // A cumulative study is not their design: the caption says so; their own design is
+    // named as such.
+    assert!(
+        t.caption
+            .contains("Caution: the scores are defined for single-slice"),
+        "{}",
+        t.caption
+    );
+    assert!(
+        t.caption
+            .contains("this study uses cumulative training on slices of their natural size"),
+        "{}",
+        t.caption
+    );
+    let theirs = temporal_effects_table(&analysed(&runs), &design("single", true)).unwrap();
+    assert!(
+        theirs.caption.ends_with(
+            "The study follows their design: single-slice training on equal-size slices."
+        ),
+        "{}",
+        theirs.caption
+    );
     assert_eq!(strs(&t, "model"), names(&["tx_s"; 4]));
     assert_eq!(
         strs(&t, "score"),
@@ -729,7 +803,7 @@ fn output_is_byte_identical_across_calls_and_input_orders() {
             roster(&listing, &analysed(runs)).unwrap(),
             robustness(&analysed(runs)).unwrap(),
             family_table(&analysed(runs)).unwrap(),
-            temporal_effects_table(&analysed(runs)).unwrap(),
+            temporal_effects_table(&analysed(runs), &design("single", true)).unwrap(),
             compute_table(runs).unwrap(),
         ];
         all.extend(cutoff_tables(&analysed(runs)).unwrap());
@@ -798,7 +872,12 @@ fn typst_compiles_every_table_with_hostile_data() {
         roster(&listing, &study).unwrap(),
         robustness(&study).unwrap(),
         family_table(&study).unwrap(),
-        temporal_effects_table(&study).unwrap(),
+        temporal_effects_table(&study, &design("cumulative", false)).unwrap(),
+        wild_time_table(&study).unwrap(),
+        retraining_table(&study).unwrap(),
+        bootstrap_table(&study).unwrap(),
+        collapsed_table(&with_health(&runs)).unwrap(),
+        health_table(&with_health(&runs)).unwrap(),
         compute_table(&runs).unwrap(),
     ];
     all.extend(cutoff_tables(&study).unwrap());
@@ -815,4 +894,95 @@ fn typst_compiles_every_table_with_hostile_data() {
     let compiled = drift::report::paper::compile_pdf(dir.path(), "tables.typ", "tables").unwrap();
     assert!(compiled.pages >= 1);
     assert!(compiled.warnings.is_empty(), "{:?}", compiled.warnings);
+}
+
+/// `runs` with a health record per seed: cutoff 0 of every model collapsed, the rest not.
+fn with_health(runs: &[ModelRuns]) -> Vec<ModelRuns> {
+    runs.iter()
+        .map(|r| {
+            let health = SLICES
+                .iter()
+                .enumerate()
+                .map(|(i, label)| drift::eval::Health {
+                    cutoff: label.to_string(),
+                    rows: 10,
+                    majority_class: Some(0),
+                    majority_share: Some(if i == 0 { 1.0 } else { 0.6 }),
+                    prediction_variance: None,
+                    target_variance: None,
+                    final_loss: Some(0.5),
+                    collapsed: i == 0,
+                })
+                .collect();
+            ModelRuns {
+                health: vec![Some(health); r.provenance.len()],
+                ..r.clone()
+            }
+        })
+        .collect()
+}
+
+/// The health tables: one row per checkpoint in the CSV (columns as documented), one per
+/// run in the paper, with the count in the caption.
+#[test]
+fn health_and_collapsed_tables() {
+    let runs = with_health(&study());
+    let t = health_table(&runs).unwrap();
+    let columns: Vec<&str> = t
+        .frame
+        .columns()
+        .iter()
+        .map(|c| c.name().as_str())
+        .collect();
+    assert_eq!(
+        columns[..5],
+        ["model", "seed", "cutoff", "majority_share", "collapsed"]
+    );
+    // 4 models x 2 seeds x 3 cutoffs, models by key.
+    assert_eq!(t.frame.height(), 24);
+    assert_eq!(strs(&t, "model")[0].as_deref(), Some("cnn_s"));
+    assert!(
+        t.caption.contains("8 of 24 trained checkpoints collapsed"),
+        "{}",
+        t.caption
+    );
+    let csv = to_csv(&t).unwrap();
+    assert!(
+        csv.starts_with(
+            "model,seed,cutoff,majority_share,collapsed,prediction_variance,final_loss\n\
+             cnn_s,1,2001,1,true,,0.5\ncnn_s,1,2002,0.6,false,,0.5\n"
+        ),
+        "{csv}"
+    );
+    let c = collapsed_table(&runs).unwrap();
+    assert_eq!(c.frame.height(), 8);
+    assert_eq!(ints(&c, "collapsed"), [Some(1); 8]);
+    assert_eq!(ints(&c, "cutoffs"), [Some(3); 8]);
+    assert_eq!(strs(&c, "where")[0].as_deref(), Some("2001"));
+    // Runs without a health record are left out.
+    assert_eq!(collapsed_table(&study()).unwrap().frame.height(), 0);
+}
+
+/// Wild-Time, retraining and bootstrap tables read the analyses they name.
+#[test]
+fn wild_time_retraining_and_bootstrap_tables() {
+    let study = analysed(&study());
+    let w = wild_time_table(&study).unwrap();
+    // cnn_s (first by key): K = 3, Eval-Fix at the middle slice 2002: ID = mean of its
+    // row's cells 0..=1 (empty, 1.0) = 100, OOD = its cell on 2003 = 62.5.
+    assert_eq!(strs(&w, "fix at")[0].as_deref(), Some("2002"));
+    assert_close(&floats(&w, "fix ID")[..1], &[Some(100.0)]);
+    assert_close(&floats(&w, "fix OOD avg")[..1], &[Some(62.5)]);
+    let r = retraining_table(&study).unwrap();
+    assert_eq!(strs(&r, "policy")[0].as_deref(), Some("never"));
+    // cnn_s never retrains: its row 0 on 2002 and 2003: (50 + 37.5) / 2.
+    assert_eq!(strs(&r, "cnn_s")[0].as_deref(), Some("43.75 (0)"));
+    let b = bootstrap_table(&study).unwrap();
+    // mlp_s has the best future score: no difference to itself.
+    let models = strs(&b, "model");
+    let at = models
+        .iter()
+        .position(|m| m.as_deref() == Some("mlp_s"))
+        .unwrap();
+    assert_eq!(strs(&b, "future - best")[at].as_deref(), Some("–"));
 }

@@ -1,21 +1,25 @@
 //! Analyses of drift matrices (protocol.md §3): ID / future / decay overall and per
 //! cutoff, family averages, cohort means and deviations, forgetting curves, rankings, and
 //! the deterioration / adaptation scores of Agarwal & Nenkova with Wilcoxon tests,
-//! Wild-Time's Eval-Fix and Eval-Stream read off the matrix; and
+//! Wild-Time's Eval-Fix and Eval-Stream read off the matrix, the spread over seeds with
+//! ties and bootstrap intervals, retraining policies simulated from the matrix; and
 //! [`StudyAnalysis`], all of them for one study, computed once for every view of it.
 
 mod cohort;
 mod forgetting;
 mod ranking;
+mod retraining;
 mod robustness;
 mod study;
 mod temporal_effects;
+mod uncertainty;
 pub mod wilcoxon;
 mod wild_time;
 
 pub use cohort::{Cohort, cohort, deviation};
 pub use forgetting::{ForgettingPoint, forgetting_curve, forgetting_over_seeds};
 pub use ranking::{Ranked, rank_by_decay, rank_by_future};
+pub use retraining::{Deployment, Policy, simulate, standard_policies};
 pub use robustness::{
     CutoffRow, FamilyRow, ModelCutoffs, Robustness, decay, default_family, family_averages,
     per_cutoff, robustness, spread_cutoffs,
@@ -24,6 +28,10 @@ pub use study::{CutoffRanking, ModelAnalysis, SPREAD_CUTOFFS, StudyAnalysis, Stu
 pub use temporal_effects::{
     SCORES, SalientCells, TemporalEffects, TemporalScore, differences, salient_cells,
     temporal_effects,
+};
+pub use uncertainty::{
+    BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, Bootstrap, Interval, SeedSpread, Spread, bootstrap_draws,
+    bootstrap_with, cutoff_spreads, interval, percentile, resampled, seed_spread, ties_with_next,
 };
 pub use wilcoxon::{Wilcoxon, wilcoxon};
 pub use wild_time::{EvalFix, EvalStream, STREAM_K, eval_fix, eval_stream, middle_cutoff};

@@ -14,6 +14,9 @@ pub struct Ranked {
     pub model: String,
     /// The value ranked on.
     pub value: f64,
+    /// Whether its seed range overlaps the next place's, so the seeds do not order the
+    /// two ([`super::ties_with_next`]; false until a study marks it).
+    pub tied_with_next: bool,
 }
 
 fn rank(mut entries: Vec<(String, f64)>, ascending: bool) -> Vec<Ranked> {
@@ -34,6 +37,7 @@ fn rank(mut entries: Vec<(String, f64)>, ascending: bool) -> Vec<Ranked> {
             rank: n + 1,
             model,
             value,
+            tied_with_next: false,
         })
         .collect()
 }

@@ -5,9 +5,12 @@
 use serde::Serialize;
 
 use super::{
-    Cohort, CutoffRow, FamilyRow, ForgettingPoint, ModelCutoffs, Ranked, Robustness,
-    TemporalEffects, cohort, deviation, family_averages, forgetting_over_seeds, per_cutoff,
-    rank_by_decay, rank_by_future, robustness, spread_cutoffs, temporal_effects,
+    BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, Bootstrap, Cohort, CutoffRow, Deployment, EvalFix,
+    EvalStream, FamilyRow, ForgettingPoint, ModelCutoffs, Ranked, Robustness, STREAM_K, SeedSpread,
+    Spread, TemporalEffects, bootstrap_draws, bootstrap_with, cohort, cutoff_spreads, deviation,
+    eval_fix, eval_stream, family_averages, forgetting_over_seeds, middle_cutoff, per_cutoff,
+    rank_by_decay, rank_by_future, robustness, seed_spread, simulate, spread_cutoffs,
+    standard_policies, temporal_effects, ties_with_next,
 };
 use crate::matrix::{DriftMatrix, Grid, sample_std};
 use crate::metrics::Metric;
@@ -26,6 +29,9 @@ pub struct StudyModel<'a> {
     pub family: &'a str,
     /// Its drift matrix over every seed.
     pub matrix: &'a DriftMatrix,
+    /// Whether it is a counting baseline: ranked and tabled with the models, but kept out
+    /// of the cohort, and what every model's margin is measured against.
+    pub baseline: bool,
 }
 
 /// The analyses of one model of a study.
@@ -49,6 +55,25 @@ pub struct ModelAnalysis {
     pub forgetting: Vec<ForgettingPoint>,
     /// The four Agarwal & Nenkova scores.
     pub effects: TemporalEffects,
+    /// Whether it is a counting baseline.
+    pub baseline: bool,
+    /// ID / future / decay of each seed on its own, spread over the seeds.
+    pub spread: SeedSpread,
+    /// The same per cutoff (row).
+    pub cutoff_spread: Vec<SeedSpread>,
+    /// Bootstrap intervals over cutoffs of `overall`, and of the future score minus the
+    /// best model's.
+    pub bootstrap: Bootstrap,
+    /// `overall` minus the study's baseline's, oriented so positive is better than the
+    /// baseline (its decay field: the baseline's decay minus this one's); `None` without a
+    /// baseline.
+    pub margin: Option<Robustness>,
+    /// Wild-Time's Eval-Fix at the middle slice.
+    pub eval_fix: Option<EvalFix>,
+    /// Wild-Time's Eval-Stream, horizon [`STREAM_K`].
+    pub eval_stream: EvalStream,
+    /// The standard retraining policies simulated on `mean`.
+    pub retraining: Vec<Deployment>,
 }
 
 /// Per-cutoff ranking of the models at one of the spread cutoffs.
@@ -112,10 +137,19 @@ impl StudyAnalysis {
         }
         let metric = first.matrix.metric();
         let direction = metric.direction();
-        let matrices: Vec<(&str, &DriftMatrix)> =
-            models.iter().map(|m| (m.model, m.matrix)).collect();
-        let cohort = cohort(&matrices, first.matrix.seeds())?;
-        let analysed: Vec<ModelAnalysis> = models
+        let matrices: Vec<(&str, &DriftMatrix)> = models
+            .iter()
+            .filter(|m| !m.baseline)
+            .map(|m| (m.model, m.matrix))
+            .collect();
+        let Some(&(_, seeds_of)) = matrices.first() else {
+            return Err(Error::Invalid(
+                "a study needs at least one model that is not a baseline".into(),
+            ));
+        };
+        let cohort = cohort(&matrices, seeds_of.seeds())?;
+        let k = first.matrix.k();
+        let mut analysed: Vec<ModelAnalysis> = models
             .iter()
             .map(|m| {
                 let mean = m.matrix.mean();
@@ -128,23 +162,103 @@ impl StudyAnalysis {
                     per_cutoff: per_cutoff(&mean, direction),
                     forgetting: forgetting_over_seeds(m.matrix),
                     effects: temporal_effects(m.matrix),
+                    baseline: m.baseline,
+                    spread: seed_spread(m.matrix),
+                    cutoff_spread: cutoff_spreads(m.matrix),
+                    bootstrap: Bootstrap::default(),
+                    margin: None,
+                    eval_fix: (k > 0).then(|| {
+                        eval_fix(&mean, direction, middle_cutoff(k), 0..middle_cutoff(k) + 1)
+                    }),
+                    eval_stream: eval_stream(&mean, direction, STREAM_K),
+                    retraining: standard_policies(&mean, metric.display_scale())
+                        .into_iter()
+                        .map(|p| simulate(&mean, direction, p))
+                        .collect(),
                     mean,
                 }
             })
             .collect();
+        if let Some(base) = analysed.iter().find(|m| m.baseline).map(|m| m.overall) {
+            let better = |own: Option<f64>, base: Option<f64>, higher: bool| {
+                let (own, base) = (own?, base?);
+                Some(if higher { own - base } else { base - own })
+            };
+            let higher = direction == crate::metrics::Direction::HigherIsBetter;
+            for m in &mut analysed {
+                m.margin = Some(Robustness {
+                    id: better(m.overall.id, base.id, higher),
+                    future: better(m.overall.future, base.future, higher),
+                    decay: better(base.decay, m.overall.decay, true),
+                });
+            }
+        }
+        let overall: Vec<(&str, Robustness)> = analysed
+            .iter()
+            .map(|m| (m.model.as_str(), m.overall))
+            .collect();
+        let mut by_future = rank_by_future(&overall, direction);
+        let mut by_decay = rank_by_decay(&overall);
+        let spread_of = |model: &str, f: fn(&SeedSpread) -> Option<Spread>| {
+            analysed
+                .iter()
+                .find(|m| m.model == model)
+                .and_then(|m| f(&m.spread))
+        };
+        for (ranking, f) in [
+            (
+                &mut by_future,
+                (|s: &SeedSpread| s.future) as fn(&SeedSpread) -> Option<Spread>,
+            ),
+            (&mut by_decay, |s: &SeedSpread| s.decay),
+        ] {
+            let spreads: Vec<Option<Spread>> =
+                ranking.iter().map(|r| spread_of(&r.model, f)).collect();
+            for (r, tied) in ranking.iter_mut().zip(ties_with_next(&spreads)) {
+                r.tied_with_next = tied;
+            }
+        }
+        // Bootstrap: each model's own draws, seeded by its key; the difference to the
+        // best model by future score reuses this model's draws for both.
+        let best = by_future
+            .first()
+            .and_then(|r| analysed.iter().find(|m| m.model == r.model))
+            .map(|m| (m.model.clone(), m.mean.clone()));
+        for m in &mut analysed {
+            let draws = bootstrap_draws(k, BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, &m.model);
+            let against = best
+                .as_ref()
+                .filter(|(model, _)| *model != m.model)
+                .map(|(_, grid)| grid);
+            m.bootstrap = bootstrap_with(&m.mean, against, &draws, direction);
+        }
         let scores = |score: &dyn Fn(&ModelAnalysis) -> Robustness| -> Vec<(&str, Robustness)> {
             analysed
                 .iter()
                 .map(|m| (m.model.as_str(), score(m)))
                 .collect()
         };
-        let overall = scores(&|m| m.overall);
         let spread = spread_cutoffs(first.matrix.k(), SPREAD_CUTOFFS);
         let cutoff_rankings = spread
             .iter()
-            .map(|&c| CutoffRanking {
-                cutoff: c,
-                by_future: rank_by_future(&scores(&|m| m.per_cutoff[c].scores), direction),
+            .map(|&c| {
+                let mut by_future = rank_by_future(&scores(&|m| m.per_cutoff[c].scores), direction);
+                let spreads: Vec<Option<Spread>> = by_future
+                    .iter()
+                    .map(|r| {
+                        analysed
+                            .iter()
+                            .find(|m| m.model == r.model)
+                            .and_then(|m| m.cutoff_spread[c].future)
+                    })
+                    .collect();
+                for (r, tied) in by_future.iter_mut().zip(ties_with_next(&spreads)) {
+                    r.tied_with_next = tied;
+                }
+                CutoffRanking {
+                    cutoff: c,
+                    by_future,
+                }
             })
             .collect();
         let mut by_family: Vec<&ModelAnalysis> = analysed.iter().collect();
@@ -162,8 +276,8 @@ impl StudyAnalysis {
             slices: first.matrix.slices().to_vec(),
             metric,
             cohort_overall: robustness(&cohort.mean, direction),
-            by_future: rank_by_future(&overall, direction),
-            by_decay: rank_by_decay(&overall),
+            by_future,
+            by_decay,
             families: family_averages(&tagged, &spread),
             family_forgetting: family_forgetting(&analysed),
             cutoff_rankings,

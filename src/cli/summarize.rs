@@ -1,10 +1,14 @@
-//! `drift summarize`: the analyses of one long-form drift-matrix CSV.
+//! `drift summarize`: the analyses of one long-form drift-matrix CSV, or of the artifacts
+//! of one model (every seed), with the cutoffs whose checkpoints collapsed.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use serde::Serialize;
+
 use super::cell;
 use crate::analysis::{STREAM_K, Summary, summarize_with};
+use crate::artifacts::{ModelRuns, load_all};
 use crate::format;
 use crate::metrics::{Direction, Metric};
 use crate::{Result, matrix};
@@ -24,11 +28,18 @@ pub struct Args {
     /// Long-form CSV with columns train_slice,eval_slice,value and optionally seed and
     /// metric. Slices are integers or labels (1978, 2017-H1, 2017-Q3, 1850s) and are put in
     /// timeline order; other labels keep their order of first appearance. A missing row or
-    /// an empty value is an empty cell.
+    /// an empty value is an empty cell. Or a folder of one model's run artifacts
+    /// (<preset>/<model>, or one seed-<n> of it): every seed is read through the checked
+    /// loader, the metric comes from the artifacts, and the cutoffs whose checkpoint
+    /// collapsed are listed per seed.
     pub matrix: PathBuf,
-    /// The metric of the values (its direction orients decay).
+    /// The metric of the values (its direction orients decay); needed for a CSV, and must
+    /// agree with the artifacts when given with a folder.
     #[arg(long, value_enum)]
-    pub metric: Metric,
+    pub metric: Option<Metric>,
+    /// Empty the rows of collapsed checkpoints before any analysis (artifacts only).
+    #[arg(long)]
+    pub exclude_collapsed: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
@@ -45,7 +56,30 @@ pub struct Args {
 
 /// Runs `drift summarize`.
 pub fn run(args: Args) -> Result<ExitCode> {
-    let matrix = matrix::read_long_csv(&args.matrix, args.metric)?;
+    let (matrix, runs) = if args.matrix.is_dir() {
+        let runs = model_runs(&args)?;
+        let matrix = if args.exclude_collapsed {
+            runs.matrix.without_rows(|seed, i| runs.collapsed(seed, i))
+        } else {
+            runs.matrix.clone()
+        };
+        (matrix, Some(runs))
+    } else {
+        let Some(metric) = args.metric else {
+            return Err(crate::Error::Invalid(format!(
+                "{}: a CSV needs --metric (a folder of artifacts names its own)",
+                args.matrix.display()
+            )));
+        };
+        if args.exclude_collapsed {
+            return Err(crate::Error::Invalid(format!(
+                "--exclude-collapsed: {} is a CSV, which records no checkpoint health; give \
+                 a folder of run artifacts",
+                args.matrix.display()
+            )));
+        }
+        (matrix::read_long_csv(&args.matrix, metric)?, None)
+    };
     let eval_fix =
         match &args.eval_fix {
             None => None,
@@ -60,17 +94,149 @@ pub fn run(args: Args) -> Result<ExitCode> {
             )?),
         };
     let summary = summarize_with(&matrix, eval_fix, args.stream_k as usize);
+    let collapsed = runs.as_ref().map(collapsed_of);
+    let design = design_note(runs.as_ref());
     match args.format {
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&summary).expect("a summary serialises")
-        ),
-        Format::Table => print!("{}", table(&summary)),
+        Format::Json => {
+            let out = Output {
+                summary: &summary,
+                collapsed,
+                collapsed_excluded: args.exclude_collapsed,
+                temporal_effects_design: design,
+            };
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&out).expect("a summary serialises")
+            );
+        }
+        Format::Table => {
+            print!("{}", table(&summary, &design));
+            if let Some(seeds) = &collapsed {
+                print!("{}", collapsed_table(seeds, args.exclude_collapsed));
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn table(s: &Summary) -> String {
+/// The JSON output: the summary's fields, then (for artifacts) the collapsed cutoffs.
+#[derive(Serialize)]
+struct Output<'a> {
+    #[serde(flatten)]
+    summary: &'a Summary,
+    /// Per seed, the labels of the collapsed cutoffs; absent for a CSV.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    collapsed: Option<Vec<SeedCollapsed>>,
+    collapsed_excluded: bool,
+    /// Whether the matrix has the design the Agarwal & Nenkova scores assume.
+    temporal_effects_design: String,
+}
+
+/// What the Agarwal & Nenkova scores of this input mean, from the runs' preset when it can
+/// be read (its path as recorded, with the hash recorded).
+fn design_note(runs: Option<&ModelRuns>) -> String {
+    const DEFINED: &str = "the Agarwal & Nenkova scores are defined for single-slice \
+        training on equal-size slices (regime single, downsample)";
+    let Some(p) = runs.and_then(|r| r.provenance.first()) else {
+        return format!("{DEFINED}; a CSV does not say how its models were trained");
+    };
+    let preset = crate::preset::Preset::load(std::path::Path::new(&p.preset.path))
+        .ok()
+        .filter(|l| l.sha256 == p.preset.sha256);
+    match preset {
+        None => format!(
+            "{DEFINED}; the runs' preset {} could not be read with the recorded hash, so \
+             their design is unknown",
+            p.preset.path
+        ),
+        Some(l) if l.preset.regime == crate::slices::Regime::Single && l.preset.downsample => {
+            format!("{DEFINED}: these runs follow it")
+        }
+        Some(l) => format!(
+            "{DEFINED}, but these runs train {}{}: the scores describe this matrix and \
+             their p-values are no test of the paper's claims",
+            l.preset.regime.name(),
+            if l.preset.downsample {
+                ""
+            } else {
+                " on slices of their natural size"
+            }
+        ),
+    }
+}
+
+/// One seed's collapsed cutoffs (`null` when its run recorded no health).
+#[derive(Serialize)]
+struct SeedCollapsed {
+    seed: u64,
+    cutoffs: Option<Vec<String>>,
+}
+
+/// The one model's runs under the folder.
+fn model_runs(args: &Args) -> Result<ModelRuns> {
+    let mut all = load_all(&args.matrix)?;
+    if all.len() != 1 {
+        let found: Vec<String> = all
+            .iter()
+            .map(|r| format!("{}/{}", r.preset, r.model))
+            .collect();
+        return Err(crate::Error::Invalid(format!(
+            "{}: expected the runs of one model, found {} ({})",
+            args.matrix.display(),
+            all.len(),
+            found.join(", ")
+        )));
+    }
+    let runs = all.remove(0);
+    if let Some(metric) = args.metric
+        && metric != runs.matrix.metric()
+    {
+        return Err(crate::Error::Invalid(format!(
+            "--metric {metric}: the artifacts under {} hold {}",
+            args.matrix.display(),
+            runs.matrix.metric()
+        )));
+    }
+    Ok(runs)
+}
+
+fn collapsed_of(runs: &ModelRuns) -> Vec<SeedCollapsed> {
+    runs.provenance
+        .iter()
+        .zip(&runs.health)
+        .map(|(p, health)| SeedCollapsed {
+            seed: p.seed,
+            cutoffs: health.as_ref().map(|h| {
+                h.iter()
+                    .filter(|h| h.collapsed)
+                    .map(|h| h.cutoff.clone())
+                    .collect()
+            }),
+        })
+        .collect()
+}
+
+fn collapsed_table(seeds: &[SeedCollapsed], excluded: bool) -> String {
+    let mut out = format!(
+        "\ncollapsed checkpoints ({})\n",
+        if excluded {
+            "their rows are left out of the figures above"
+        } else {
+            "their rows are included above; --exclude-collapsed leaves them out"
+        }
+    );
+    for s in seeds {
+        let cutoffs = match &s.cutoffs {
+            None => "no health record".to_string(),
+            Some(c) if c.is_empty() => "none".to_string(),
+            Some(c) => c.join(" "),
+        };
+        out += &format!("  seed {:<4} {cutoffs}\n", s.seed);
+    }
+    out
+}
+
+fn table(s: &Summary, design: &str) -> String {
     let direction = match s.metric.direction() {
         Direction::HigherIsBetter => "higher is better",
         Direction::LowerIsBetter => "lower is better",
@@ -131,6 +297,7 @@ fn table(s: &Summary) -> String {
         );
     }
     out += "  (* p < 0.05, two-sided Wilcoxon signed-rank test)\n";
+    out += &format!("  {design}\n");
     if let Some(f) = &s.eval_fix {
         out += &format!(
             "\nWild-Time Eval-Fix at {} (ID: mean of M[c][0..=c])\n  ID {}  OOD avg {}  OOD worst {}\n",

@@ -15,6 +15,8 @@ use serde::Deserialize;
 
 use crate::analysis::{StudyAnalysis, StudyModel};
 use crate::artifacts::{self, ModelRuns};
+use crate::baseline::{BASELINE_FAMILY, Baseline};
+use crate::matrix::DriftMatrix;
 use crate::preset::{LoadedPreset, Preset};
 use crate::saliency::{self, SaliencyMeans};
 use crate::{Error, Result};
@@ -36,6 +38,21 @@ pub struct StudySpec {
     pub title: String,
     /// Preset names whose runs under the results folder form the study.
     pub presets: Vec<String>,
+    /// Whether the analyses read the cells of collapsed checkpoints (`include`, the
+    /// default) or leave those rows empty (`exclude`); the paper says which.
+    #[serde(default)]
+    pub collapsed: Collapsed,
+}
+
+/// What a study's analyses do with the rows of collapsed checkpoints.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Collapsed {
+    /// Analyse them like any other row.
+    #[default]
+    Include,
+    /// Empty those rows of that seed's grid before any analysis.
+    Exclude,
 }
 
 /// A study with its runs, one entry per (preset, model), every seed combined, and their
@@ -54,6 +71,38 @@ pub struct Study {
     /// Every file the study was read from (artifacts, maps and presets), relative to the
     /// root, sorted.
     pub inputs: Vec<String>,
+    /// How its presets train, for the scores that assume one design.
+    pub design: Design,
+}
+
+/// How a study's presets cut and train, as the temporal-effects scores need to know.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Design {
+    /// The regimes of its presets, in words (`cumulative`, `single`, `window(3)`), sorted
+    /// and distinct.
+    pub regimes: Vec<String>,
+    /// Whether every preset down-samples its slices to equal size.
+    pub downsampled: bool,
+}
+
+impl Design {
+    /// Whether this is Agarwal & Nenkova's design: one slice per model, equal-size slices.
+    pub fn is_agarwal_nenkova(&self) -> bool {
+        self.regimes == ["single"] && self.downsampled
+    }
+
+    /// In words, for captions: e.g. `cumulative training on slices of their natural size`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} training on {}",
+            self.regimes.join(" and "),
+            if self.downsampled {
+                "slices down-sampled to equal size"
+            } else {
+                "slices of their natural size"
+            }
+        )
+    }
 }
 
 /// Reads the study list.
@@ -118,6 +167,9 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Study
                     for file in ["matrix.json", "matrix.csv", "run.json", "SHA256SUMS"] {
                         inputs.push(format!("{dir}/{file}"));
                     }
+                    if root.join(&dir).join("health.json").is_file() {
+                        inputs.push(format!("{dir}/health.json"));
+                    }
                     if root.join(&dir).join("timing.json").is_file() {
                         inputs.push(format!("{dir}/timing.json"));
                     }
@@ -131,19 +183,36 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Study
             }
             let presets = presets_of(root, results, &runs)?;
             inputs.extend(presets.keys().cloned());
+            let mut regimes: Vec<String> =
+                presets.values().map(|p| p.preset.regime.name()).collect();
+            regimes.sort();
+            regimes.dedup();
+            let design = Design {
+                regimes,
+                downsampled: presets.values().all(|p| p.preset.downsample),
+            };
             inputs.sort();
             let in_error = |e: Error| Error::Invalid(format!("study {}: {e}", spec.name));
             let families: Vec<&str> = runs
                 .iter()
                 .map(|r| family(&presets, r))
                 .collect::<Result<_>>()?;
+            let matrices: Vec<DriftMatrix> = runs
+                .iter()
+                .map(|r| match spec.collapsed {
+                    Collapsed::Include => r.matrix.clone(),
+                    Collapsed::Exclude => r.matrix.without_rows(|seed, i| r.collapsed(seed, i)),
+                })
+                .collect();
             let models: Vec<StudyModel> = runs
                 .iter()
                 .zip(&families)
-                .map(|(r, family)| StudyModel {
+                .zip(&matrices)
+                .map(|((r, family), matrix)| StudyModel {
                     model: &r.model,
                     family,
-                    matrix: &r.matrix,
+                    matrix,
+                    baseline: Baseline::from_key(&r.model).is_some(),
                 })
                 .collect();
             let analysis = StudyAnalysis::new(&models).map_err(in_error)?;
@@ -154,6 +223,7 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Study
                 analysis,
                 saliency,
                 inputs,
+                design,
             })
         })
         .collect()
@@ -196,8 +266,11 @@ fn presets_of(
     Ok(presets)
 }
 
-/// The family a run's preset gives its model.
+/// The family a run's preset gives its model ([`BASELINE_FAMILY`] for a baseline).
 fn family<'a>(presets: &'a BTreeMap<String, LoadedPreset>, run: &ModelRuns) -> Result<&'a str> {
+    if Baseline::from_key(&run.model).is_some() {
+        return Ok(BASELINE_FAMILY);
+    }
     let path = &run.provenance[0].preset.path;
     presets[path]
         .preset

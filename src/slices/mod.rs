@@ -15,5 +15,5 @@ pub use regime::{EvalPart, Regime};
 pub(crate) use scheme::parse_label;
 pub use scheme::{DroppedSlice, Scheme, Slice, SlicingConfig, Timeline, slice_rows};
 pub use split::{SliceSplit, SplitConfig, Stratify, downsample_slices, split_slice};
-pub(crate) use split::{shuffle, stream};
+pub(crate) use split::{shuffle, stream, uniform};
 pub use timestamp::Timestamp;

@@ -30,6 +30,15 @@ pub enum EvalPart {
 }
 
 impl Regime {
+    /// Its name in presets and captions: `cumulative`, `single`, `window(3)`.
+    pub fn name(&self) -> String {
+        match self {
+            Regime::Cumulative => "cumulative".into(),
+            Regime::Single => "single".into(),
+            Regime::Window(w) => format!("window({w})"),
+        }
+    }
+
     /// Indices of the slices whose train parts form the training set of cutoff `i`.
     pub fn trained_slices(&self, cutoff: usize) -> Range<usize> {
         match *self {

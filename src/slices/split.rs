@@ -78,7 +78,7 @@ pub(crate) fn stream(purpose: &str, seed: u64, label: &str) -> ChaCha20Rng {
 }
 
 /// A uniform integer in `0..n` by rejection sampling (`n > 0`).
-fn uniform(rng: &mut ChaCha20Rng, n: u64) -> u64 {
+pub(crate) fn uniform(rng: &mut ChaCha20Rng, n: u64) -> u64 {
     let zone = n * (u64::MAX / n);
     loop {
         let x = rng.next_u64();

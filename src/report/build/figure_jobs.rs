@@ -72,6 +72,7 @@ const FAMILIES: &[Family] = &[
     forgetting,
     rankings,
     temporal_effects,
+    retraining,
     saliency,
 ];
 
@@ -165,6 +166,31 @@ fn forgetting(s: &StudyFigures) -> Result<Vec<Job>> {
         s.job(file, move || figures::forgetting_curves(&curves, &opts))
     })
     .collect())
+}
+
+/// The retraining policies simulated on every model's seed-mean matrix.
+fn retraining(s: &StudyFigures) -> Result<Vec<Job>> {
+    let scale = s.metric.display_scale();
+    let series: Vec<figures::PolicySeries> = s
+        .analysis
+        .models
+        .iter()
+        .map(|m| figures::PolicySeries {
+            label: m.model.clone(),
+            deployments: m
+                .retraining
+                .iter()
+                .map(|d| crate::analysis::Deployment {
+                    mean: d.mean.map(|v| v * scale),
+                    ..d.clone()
+                })
+                .collect(),
+        })
+        .collect();
+    let label = format!("mean deployed {}", s.metric.display_unit());
+    Ok(vec![s.job("retraining", move || {
+        figures::retraining(&series, &label)
+    })])
 }
 
 /// The models ranked by future score and by decay.

@@ -12,6 +12,8 @@ mod figure_jobs;
 
 use std::path::Path;
 
+use crate::analysis::ModelAnalysis;
+use crate::artifacts::ModelRuns;
 use crate::checksum::{Sums, sha256_hex};
 use crate::files::write_atomic;
 use crate::report::manifest::{self, Inputs, Manifest};
@@ -181,7 +183,12 @@ pub fn table_jobs(
         ];
         all.extend(tables::cutoff_tables(analysis)?);
         all.push(tables::family_table(analysis)?);
-        all.push(tables::temporal_effects_table(analysis)?);
+        all.push(tables::temporal_effects_table(analysis, &study.design)?);
+        all.push(tables::wild_time_table(analysis)?);
+        all.push(tables::retraining_table(analysis)?);
+        all.push(tables::bootstrap_table(analysis)?);
+        all.push(tables::collapsed_table(&study.runs)?);
+        all.push(tables::health_table(&study.runs)?);
         all.push(tables::compute_table(&study.runs)?);
         let mut listed = Vec::new();
         for table in &all {
@@ -195,6 +202,10 @@ pub fn table_jobs(
                     inputs.clone(),
                     move || Ok(text.clone().into_bytes()),
                 ));
+            }
+            // One row per checkpoint is too long for the paper: it is the CSV's.
+            if table.name == "health" {
+                continue;
             }
             listed.push(serde_json::json!({
                 "name": table.name,
@@ -233,12 +244,84 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
                 "blind": m.blind,
             })
         });
+        let trained: Vec<&ModelAnalysis> = a.models.iter().filter(|m| !m.baseline).collect();
+        let baseline = a.models.iter().find(|m| m.baseline);
+        let health = health_counts(&study.runs);
+        // The leader and the runner-up by future score, and whether the seeds or the
+        // bootstrap separate them.
+        // The text compares trained models; the baseline's place is in the tables.
+        type Pick = fn(&crate::analysis::SeedSpread) -> Option<crate::analysis::Spread>;
+        let place = |ranking: &[crate::analysis::Ranked], n: usize, pick: Pick| {
+            let trained: Vec<&ModelAnalysis> = ranking
+                .iter()
+                .filter_map(|r| a.model(&r.model))
+                .filter(|m| !m.baseline)
+                .collect();
+            let value =
+                |m: &ModelAnalysis| ranking.iter().find(|r| r.model == m.model).map(|r| r.value);
+            trained.get(n).map(|m| {
+                // Tied with the next trained model: their seed ranges overlap.
+                let tied = trained.get(n + 1).is_some_and(|next| {
+                    pick(&m.spread)
+                        .zip(pick(&next.spread))
+                        .is_some_and(|(x, y)| x.overlaps(&y))
+                });
+                serde_json::json!({
+                    "model": m.model,
+                    "value": scaled(value(m)),
+                    "tied_with_next": tied,
+                })
+            })
+        };
+        let runner_up_vs_best = best
+            .iter()
+            .filter_map(|r| a.model(&r.model))
+            .filter(|m| !m.baseline)
+            .nth(1)
+            .and_then(|m| m.bootstrap.future_vs_best)
+            .map(|i| {
+                serde_json::json!({
+                    "low": i.low * scale,
+                    "high": i.high * scale,
+                    "excludes_zero": i.excludes_zero(),
+                })
+            });
+        let margins: Vec<serde_json::Value> = trained
+            .iter()
+            .map(|m| {
+                serde_json::json!({
+                    "model": m.model,
+                    "future": scaled(m.margin.and_then(|r| r.future)),
+                })
+            })
+            .collect();
+        let below_baseline: Vec<String> = trained
+            .iter()
+            .filter(|m| m.margin.and_then(|r| r.future).is_some_and(|v| v <= 0.0))
+            .map(|m| m.model.clone())
+            .collect();
         out.push(serde_json::json!({
             "name": name,
             "title": study.spec.title,
             "metric": metric.name(),
-            "models": a.models.iter().map(|m| m.model.clone()).collect::<Vec<_>>(),
-            "seeds": a.models[0].seeds.len(),
+            "models": trained.iter().map(|m| m.model.clone()).collect::<Vec<_>>(),
+            "seeds": trained.first().map_or(0, |m| m.seeds.len()),
+            "baseline": baseline.map(|b| serde_json::json!({
+                "model": b.model,
+                "id": scaled(b.overall.id),
+                "future": scaled(b.overall.future),
+            })),
+            "margin_min": scaled(trained.iter().filter_map(|m| m.margin.and_then(|r| r.future)).reduce(f64::min)),
+            "margin_max": scaled(trained.iter().filter_map(|m| m.margin.and_then(|r| r.future)).reduce(f64::max)),
+            "margins": margins,
+            "below_baseline": below_baseline,
+            "health": health,
+            "collapsed_excluded": study.spec.collapsed == crate::report::study::Collapsed::Exclude,
+            "first_place": place(best, 0, |s| s.future),
+            "second_place": place(best, 1, |s| s.future),
+            "first_steady": place(steady, 0, |s| s.decay),
+            "second_steady": place(steady, 1, |s| s.decay),
+            "runner_up_vs_best": runner_up_vs_best,
             "slices": a.slices.len(),
             "first_slice": a.slices.first(),
             "last_slice": a.slices.last(),
@@ -246,10 +329,6 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
             "cohort_id": scaled(c.id),
             "cohort_future": scaled(c.future),
             "cohort_decay": scaled(c.decay),
-            "best_future_model": best.first().map(|r| r.model.clone()),
-            "best_future": scaled(best.first().map(|r| r.value)),
-            "least_decay_model": steady.first().map(|r| r.model.clone()),
-            "least_decay": scaled(steady.first().map(|r| r.value)),
             "raw": a.models.iter().map(|m| figure(&format!("{}-raw", m.model))).collect::<Vec<_>>(),
             "deviation": a.models.iter().map(|m| figure(&format!("{}-deviation", m.model))).collect::<Vec<_>>(),
             "cohort_mean": figure("cohort-mean"),
@@ -258,6 +337,14 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
             "ranking_future": figure("ranking-future"),
             "ranking_decay": figure("ranking-decay"),
             "temporal_effects": figure("temporal-effects"),
+            "agarwal_nenkova_design": study.design.is_agarwal_nenkova(),
+            "design": study.design.describe(),
+            "retraining": figure("retraining"),
+            "retraining_drops": if scale == 100.0 {
+                "1, 2, 5 or 10 points"
+            } else {
+                "1%, 2%, 5% or 10% of the mean ID score"
+            },
             "saliency": saliency,
             "tables": tables.get(name.as_str()).cloned().unwrap_or_default(),
         }));
@@ -266,6 +353,36 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
         "studies": out,
         "cohort_means": "/figures/cohort-means.svg",
     }))
+}
+
+/// What the paper says about checkpoint health: trained checkpoints (cutoffs of every
+/// model's every seed, baselines left out), how many collapsed, the runs with at least one
+/// collapsed cutoff, the filled cells those rows hold, and whether every run recorded
+/// its health.
+fn health_counts(runs: &[ModelRuns]) -> serde_json::Value {
+    let (mut checkpoints, mut collapsed, mut cells, mut runs_hit) = (0, 0, 0, 0);
+    let trained = runs
+        .iter()
+        .filter(|r| crate::baseline::Baseline::from_key(&r.model).is_none());
+    let mut recorded = true;
+    for r in trained {
+        recorded &= r.has_health();
+        for (health, grid) in r.health.iter().zip(r.matrix.grids()) {
+            let Some(health) = health else { continue };
+            checkpoints += health.len();
+            let hit: Vec<usize> = (0..health.len()).filter(|&i| health[i].collapsed).collect();
+            collapsed += hit.len();
+            runs_hit += usize::from(!hit.is_empty());
+            cells += grid.filled().filter(|(i, _, _)| hit.contains(i)).count();
+        }
+    }
+    serde_json::json!({
+        "recorded": recorded,
+        "checkpoints": checkpoints,
+        "collapsed": collapsed,
+        "runs": runs_hit,
+        "cells": cells,
+    })
 }
 
 /// The paper jobs: the filled Typst source, then its PDF (compiled from the files on disk,

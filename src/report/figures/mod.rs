@@ -11,6 +11,7 @@
 //! | raw / deviation heatmap of one model | [`heatmap()`] |
 //! | several heatmaps with one shared colour bar (cohort means of the studies) | [`panels()`] |
 //! | forgetting curves per model or per family | [`forgetting_curves`] (family curves: [`crate::analysis::StudyAnalysis::family_forgetting`]) |
+//! | retraining policies: mean deployed score against retrains, per model | [`retraining()`] |
 //! | ranking by future score or decay | [`ranking`] |
 //! | deterioration / adaptation scores of Agarwal & Nenkova | [`temporal_effects`] |
 //! | saliency maps per model and (cutoff, slice) | [`saliency_grid`] |
@@ -29,6 +30,7 @@ pub mod fonts;
 pub mod heatmap;
 pub mod panels;
 pub mod rankings;
+pub mod retraining;
 pub mod saliency;
 pub mod scale;
 
@@ -37,6 +39,7 @@ pub use effects::{EffectsRow, temporal_effects};
 pub use heatmap::{HeatmapOptions, heatmap};
 pub use panels::{Panel, panels};
 pub use rankings::{RankingOptions, ranking};
+pub use retraining::{PolicySeries, retraining};
 pub use saliency::{SaliencyGrid, saliency_grid};
 pub use scale::{Scale, percentile};
 

@@ -6,8 +6,11 @@ use std::collections::BTreeMap;
 use polars::prelude::{Column, DataFrame, SortMultipleOptions};
 
 use super::{Format, Table, polars_error};
-use crate::analysis::{ModelAnalysis, Ranked, Robustness, StudyAnalysis, TemporalScore};
+use crate::analysis::{
+    Interval, ModelAnalysis, Ranked, Robustness, SeedSpread, Spread, StudyAnalysis, TemporalScore,
+};
 use crate::artifacts::ModelRuns;
+use crate::baseline::Baseline;
 use crate::{Error, Result};
 
 /// One line of `drift models --params`.
@@ -148,6 +151,19 @@ fn scaled(value: Option<f64>, scale: f64) -> Option<f64> {
 /// study's models in listing order. Every model of the study must be in the listing.
 pub fn roster(listing: &[ModelListing], study: &StudyAnalysis) -> Result<Table> {
     let name = "roster";
+    // The counting baselines are not in the registry's listing: they are described here.
+    let baselines: Vec<ModelListing> = by_key(study)
+        .iter()
+        .filter_map(|m| Baseline::from_key(&m.model))
+        .map(|b| ModelListing {
+            key: b.key().into(),
+            family: crate::baseline::BASELINE_FAMILY.into(),
+            input: "labels".into(),
+            summary: b.description().into(),
+            parameters: 0,
+        })
+        .collect();
+    let listing: Vec<ModelListing> = listing.iter().cloned().chain(baselines).collect();
     for m in by_key(study) {
         if !listing.iter().any(|l| l.key == m.model) {
             return Err(Error::Invalid(format!(
@@ -180,7 +196,9 @@ pub fn roster(listing: &[ModelListing], study: &StudyAnalysis) -> Result<Table> 
     )?;
     Ok(Table {
         name: name.into(),
-        caption: "Models: family, input, architecture and trainable parameters.".into(),
+        caption: "Models: family, input, architecture and trainable parameters; the counting \
+                  baseline is fitted on each cutoff's training set."
+            .into(),
         frame: df,
         formats: vec![
             Format::Text,
@@ -192,51 +210,131 @@ pub fn roster(listing: &[ModelListing], study: &StudyAnalysis) -> Result<Table> 
     })
 }
 
-/// Robustness per model: `rank`, `model`, `family`, `seeds`, `ID`, `future`, `decay` on
-/// the seed-mean matrix, ranked by future score.
+/// [`ranked_score_columns`] with the seed spread of each score: `rank`, `model`, then
+/// `ID`, `ID sd`, `ID min`, `ID max` and the same of `future` and `decay` (times `scale`),
+/// and their formats: each score shown as `mean ± sd` over `[min, max]`, the sd, min and
+/// max columns in the CSV only.
+fn spread_score_columns(
+    scores: &[(&str, Robustness)],
+    spreads: &[SeedSpread],
+    ranking: &[Ranked],
+    scale: f64,
+    decimals: usize,
+) -> (Vec<Column>, Vec<Format>) {
+    let mut columns = ranked_score_columns(scores, ranking, scale).into_iter();
+    let mut out = vec![
+        columns.next().expect("rank"),
+        columns.next().expect("model"),
+    ];
+    let mut formats = vec![Format::Integer, Format::Text];
+    let figures: [(&str, fn(&SeedSpread) -> Option<Spread>); 3] = [
+        ("ID", |s| s.id),
+        ("future", |s| s.future),
+        ("decay", |s| s.decay),
+    ];
+    for (label, spread) in figures {
+        out.push(columns.next().expect("a score column"));
+        let part = |f: fn(&Spread) -> Option<f64>| -> Vec<Option<f64>> {
+            spreads
+                .iter()
+                .map(|s| scaled(spread(s).and_then(|s| f(&s)), scale))
+                .collect()
+        };
+        out.push(floats(&format!("{label} sd"), part(|s| s.sd)));
+        out.push(floats(&format!("{label} min"), part(|s| Some(s.min))));
+        out.push(floats(&format!("{label} max"), part(|s| Some(s.max))));
+        formats.push(Format::Spread {
+            decimals,
+            sd: format!("{label} sd"),
+            min: format!("{label} min"),
+            max: format!("{label} max"),
+        });
+        formats.extend([Format::Hidden, Format::Hidden, Format::Hidden]);
+    }
+    (out, formats)
+}
+
+/// `tied`: `tied` for a model whose place in `ranking` is tied with the next, else empty.
+fn tied_column(models: &[&ModelAnalysis], ranking: &[Ranked]) -> Column {
+    let tied = |m: &str| {
+        ranking
+            .iter()
+            .find(|r| r.model == m)
+            .is_some_and(|r| r.tied_with_next)
+    };
+    text(
+        "tied",
+        models
+            .iter()
+            .map(|m| {
+                if tied(&m.model) {
+                    "tied".into()
+                } else {
+                    String::new()
+                }
+            })
+            .collect(),
+    )
+}
+
+/// Robustness per model: `rank`, `model`, `family`, `seeds`, then `ID`, `future` and
+/// `decay` on the seed-mean matrix, each with the `sd`, `min` and `max` of the per-seed
+/// values (shown as `mean ± sd` over `min–max`), `margin` (future score over the
+/// baseline's, positive = better) and `tied` (`tied` when the future-score seed range
+/// overlaps the next place's), ranked by future score.
 pub fn robustness(study: &StudyAnalysis) -> Result<Table> {
     let name = "robustness";
+    let scale = study.metric.display_scale();
+    let d = study.metric.display_decimals();
     let models = by_key(study);
     let scores: Vec<(&str, Robustness)> = models
         .iter()
         .map(|m| (m.model.as_str(), m.overall))
         .collect();
-    let mut columns = ranked_score_columns(&scores, &study.by_future, study.metric.display_scale());
-    columns.insert(
+    let spreads: Vec<SeedSpread> = models.iter().map(|m| m.spread).collect();
+    let (mut out, mut formats) =
+        spread_score_columns(&scores, &spreads, &study.by_future, scale, d);
+    out.insert(
         2,
         text("family", models.iter().map(|m| m.family.clone()).collect()),
     );
-    columns.insert(
+    out.insert(
         3,
         ints(
             "seeds",
             models.iter().map(|m| Some(m.seeds.len() as i64)).collect(),
         ),
     );
-    let df = frame(name, columns)?;
-    let d = study.metric.display_decimals();
+    formats.splice(2..2, [Format::Text, Format::Integer]);
+    out.push(floats(
+        "margin",
+        models
+            .iter()
+            .map(|m| scaled(m.margin.and_then(|r| r.future), scale))
+            .collect(),
+    ));
+    formats.push(Format::Fixed(d));
+    out.push(tied_column(&models, &study.by_future));
+    formats.push(Format::Text);
+    let df = frame(name, out)?;
     Ok(Table {
         name: name.into(),
         caption: format!(
-            "Robustness of each model ({}, mean over seeds): ID, future and decay \
-             (positive = worse on the future), ranked by future score.",
+            "Robustness of each model ({}): ID, future and decay (positive = worse on the \
+             future) on the seed-mean matrix ± the sd over seeds, with the per-seed range \
+             below; margin: future score over the counting baseline's (positive = better); \
+             tied: its seed range of future scores overlaps the next place's, so the seeds \
+             do not order the two. Ranked by future score.",
             study.metric.display_unit()
         ),
         frame: by_rank(name, df)?,
-        formats: vec![
-            Format::Integer,
-            Format::Text,
-            Format::Text,
-            Format::Integer,
-            Format::Fixed(d),
-            Format::Fixed(d),
-            Format::Fixed(d),
-        ],
+        formats,
     })
 }
 
 /// One table per evenly spread cutoff ([`StudyAnalysis::spread`]), named `cutoff-1` ..
-/// `cutoff-4` in timeline order: `rank`, `model`, `ID`, `future`, `decay` at that cutoff.
+/// `cutoff-4` in timeline order: `rank`, `model`, `ID`, `future`, `decay` at that cutoff,
+/// each with its seed spread as in [`robustness`], and `tied`.
 pub fn cutoff_tables(study: &StudyAnalysis) -> Result<Vec<Table>> {
     let scale = study.metric.display_scale();
     let d = study.metric.display_decimals();
@@ -248,23 +346,24 @@ pub fn cutoff_tables(study: &StudyAnalysis) -> Result<Vec<Table>> {
             .iter()
             .map(|m| (m.model.as_str(), m.per_cutoff[at.cutoff].scores))
             .collect();
-        let df = frame(&name, ranked_score_columns(&scores, &at.by_future, scale))?;
+        let spreads: Vec<SeedSpread> = models.iter().map(|m| m.cutoff_spread[at.cutoff]).collect();
+        let (mut columns, mut formats) =
+            spread_score_columns(&scores, &spreads, &at.by_future, scale, d);
+        columns.push(tied_column(&models, &at.by_future));
+        formats.push(Format::Text);
+        let df = frame(&name, columns)?;
         out.push(Table {
             caption: format!(
-                "Models trained through {} ({}, mean over seeds): ID, future and decay, \
-                 ranked by future score.",
+                "Models trained through {} ({}): ID, future and decay of that row on the \
+                 seed-mean matrix ± the sd over seeds, with the per-seed range below; \
+                 ranked by future score; tied: its seed range of future scores overlaps \
+                 the next place's.",
                 study.slices[at.cutoff],
                 study.metric.display_unit()
             ),
             frame: by_rank(&name, df)?,
             name,
-            formats: vec![
-                Format::Integer,
-                Format::Text,
-                Format::Fixed(d),
-                Format::Fixed(d),
-                Format::Fixed(d),
-            ],
+            formats,
         });
     }
     Ok(out)
@@ -348,7 +447,12 @@ pub fn family_table(study: &StudyAnalysis) -> Result<Table> {
 /// The Agarwal & Nenkova scores per model (by key), four rows each in score order:
 /// `model`, `score`, `value` (marked by `p`), `p`, `N`, `min`, `max` (over seeds); the
 /// score names are [`crate::analysis::SCORES`].
-pub fn temporal_effects_table(study: &StudyAnalysis) -> Result<Table> {
+/// `design` says how the study trains ([`crate::report::study::Design`]): the caption says
+/// whether that is the design the scores are defined for.
+pub fn temporal_effects_table(
+    study: &StudyAnalysis,
+    design: &crate::report::study::Design,
+) -> Result<Table> {
     let name = "temporal-effects";
     let scale = study.metric.display_scale();
     let d = study.metric.display_decimals();
@@ -377,10 +481,25 @@ pub fn temporal_effects_table(study: &StudyAnalysis) -> Result<Table> {
         name: name.into(),
         caption: format!(
             "Deterioration and adaptation scores of Agarwal & Nenkova ({}; mean difference \
-             on the seed-mean matrix, positive = the metric went up), two-sided Wilcoxon \
-             signed-rank p-value over N differences (* p < 0.05, ** p < 0.01), and the \
-             min and max of the per-seed scores.",
-            study.metric.display_unit()
+             on the seed-mean matrix, positive = the metric went up; one difference is one \
+             future cell minus the cell before it in its row (deterioration, consecutive), \
+             minus its row's first future cell (anchor), minus the cell above it \
+             (adaptation, consecutive) or minus the first row's cell (anchor)), two-sided \
+             Wilcoxon signed-rank p-value over N differences (* p < 0.05, ** p < 0.01), \
+             and the min and max of the per-seed scores. {}",
+            study.metric.display_unit(),
+            if design.is_agarwal_nenkova() {
+                "The study follows their design: single-slice training on equal-size slices."
+                    .to_string()
+            } else {
+                format!(
+                    "Caution: the scores are defined for single-slice training on equal-size \
+                     slices, and this study uses {}; overlapping differences of one matrix \
+                     are not independent, so the p-values describe the matrix rather than \
+                     test the paper's claim.",
+                    design.describe()
+                )
+            }
         ),
         frame: df,
         formats: vec![
@@ -460,5 +579,303 @@ pub fn compute_table(runs: &[ModelRuns]) -> Result<Table> {
             Format::Fixed(1),
             Format::Fixed(1),
         ],
+    })
+}
+
+/// Checkpoint health per (model, seed, cutoff), from the runs' `health.json`: `model`,
+/// `seed`, `cutoff`, `majority_share` (classification; null otherwise), `collapsed`
+/// (`true` / `false`), `prediction_variance` (regression), `final_loss` (null for a
+/// baseline); runs without a health record are left out.
+pub fn health_table(runs: &[ModelRuns]) -> Result<Table> {
+    let name = "health";
+    let mut sorted: Vec<&ModelRuns> = runs.iter().collect();
+    sorted.sort_by(|a, b| a.model.cmp(&b.model));
+    let mut rows = Vec::new();
+    for r in sorted {
+        for (p, health) in r.provenance.iter().zip(&r.health) {
+            for h in health.iter().flatten() {
+                rows.push((r.model.clone(), p.seed, h));
+            }
+        }
+    }
+    let collapsed = rows
+        .iter()
+        .filter(|r| r.2.collapsed && Baseline::from_key(&r.0).is_none())
+        .count();
+    let checkpoints = rows
+        .iter()
+        .filter(|r| Baseline::from_key(&r.0).is_none())
+        .count();
+    let df = frame(
+        name,
+        vec![
+            text("model", rows.iter().map(|r| r.0.clone()).collect()),
+            ints(
+                "seed",
+                rows.iter().map(|r| i64::try_from(r.1).ok()).collect(),
+            ),
+            text("cutoff", rows.iter().map(|r| r.2.cutoff.clone()).collect()),
+            floats(
+                "majority_share",
+                rows.iter().map(|r| r.2.majority_share).collect(),
+            ),
+            text(
+                "collapsed",
+                rows.iter().map(|r| r.2.collapsed.to_string()).collect(),
+            ),
+            floats(
+                "prediction_variance",
+                rows.iter().map(|r| r.2.prediction_variance).collect(),
+            ),
+            floats("final_loss", rows.iter().map(|r| r.2.final_loss).collect()),
+        ],
+    )?;
+    Ok(Table {
+        name: name.into(),
+        caption: format!(
+            "Checkpoint health: the share of the most frequent prediction on each \
+             checkpoint's ID test rows, the final training loss, and whether it collapsed \
+             ({}); {collapsed} of {checkpoints} trained checkpoints collapsed. The counting \
+             baseline is constant by design.",
+            crate::eval::COLLAPSE_RULE
+        ),
+        frame: df,
+        formats: vec![
+            Format::Text,
+            Format::Integer,
+            Format::Text,
+            Format::Fixed(3),
+            Format::Text,
+            Format::Fixed(4),
+            Format::Fixed(4),
+        ],
+    })
+}
+
+/// The collapsed checkpoints per (model, seed), from the runs' `health.json`: `model`,
+/// `seed`, `collapsed` (how many cutoffs), `cutoffs` (of how many), `where` (the collapsed
+/// cutoffs' labels; for a baseline, that it is constant by design); runs without a health
+/// record are left out. The long form, one row per checkpoint, is [`health_table`].
+pub fn collapsed_table(runs: &[ModelRuns]) -> Result<Table> {
+    let name = "collapsed";
+    let mut sorted: Vec<&ModelRuns> = runs.iter().collect();
+    sorted.sort_by(|a, b| a.model.cmp(&b.model));
+    let mut rows = Vec::new();
+    for r in sorted {
+        for (p, health) in r.provenance.iter().zip(&r.health) {
+            let Some(health) = health else { continue };
+            let hit: Vec<&str> = health
+                .iter()
+                .filter(|h| h.collapsed)
+                .map(|h| h.cutoff.as_str())
+                .collect();
+            let place = if Baseline::from_key(&r.model).is_some() {
+                "constant by design".to_string()
+            } else {
+                hit.join(" ")
+            };
+            rows.push((r.model.clone(), p.seed, hit.len(), health.len(), place));
+        }
+    }
+    let df = frame(
+        name,
+        vec![
+            text("model", rows.iter().map(|r| r.0.clone()).collect()),
+            ints(
+                "seed",
+                rows.iter().map(|r| i64::try_from(r.1).ok()).collect(),
+            ),
+            ints("collapsed", rows.iter().map(|r| Some(r.2 as i64)).collect()),
+            ints("cutoffs", rows.iter().map(|r| Some(r.3 as i64)).collect()),
+            text("where", rows.iter().map(|r| r.4.clone()).collect()),
+        ],
+    )?;
+    Ok(Table {
+        name: name.into(),
+        caption: format!(
+            "Collapsed checkpoints per run ({}); report/build/tables/<study>-health.csv has \
+             every checkpoint's figures.",
+            crate::eval::COLLAPSE_RULE
+        ),
+        frame: df,
+        formats: vec![
+            Format::Text,
+            Format::Integer,
+            Format::Integer,
+            Format::Integer,
+            Format::Text,
+        ],
+    })
+}
+
+/// Wild-Time's protocols per model (by key), on the seed-mean matrix: `model`, `fix at`
+/// (the Eval-Fix slice), `fix ID`, `fix OOD avg`, `fix OOD worst`, then Eval-Stream's
+/// `stream avg`, `stream worst`, `stream best` at horizon `K`.
+pub fn wild_time_table(study: &StudyAnalysis) -> Result<Table> {
+    let name = "wild-time";
+    let scale = study.metric.display_scale();
+    let d = study.metric.display_decimals();
+    let models = by_key(study);
+    let fix = |f: fn(&crate::analysis::EvalFix) -> Option<f64>| -> Vec<Option<f64>> {
+        models
+            .iter()
+            .map(|m| scaled(m.eval_fix.as_ref().and_then(f), scale))
+            .collect()
+    };
+    let stream = |f: fn(&crate::analysis::EvalStream) -> Option<f64>| -> Vec<Option<f64>> {
+        models
+            .iter()
+            .map(|m| scaled(f(&m.eval_stream), scale))
+            .collect()
+    };
+    let k = models
+        .first()
+        .map_or(crate::analysis::STREAM_K, |m| m.eval_stream.k);
+    let df = frame(
+        name,
+        vec![
+            text("model", models.iter().map(|m| m.model.clone()).collect()),
+            text(
+                "fix at",
+                models
+                    .iter()
+                    .map(|m| {
+                        m.eval_fix
+                            .map_or(String::new(), |f| study.slices[f.cutoff].clone())
+                    })
+                    .collect(),
+            ),
+            floats("fix ID", fix(|f| f.id)),
+            floats("fix OOD avg", fix(|f| f.ood_avg)),
+            floats("fix OOD worst", fix(|f| f.ood_worst)),
+            floats("stream avg", stream(|s| s.avg)),
+            floats("stream worst", stream(|s| s.worst)),
+            floats("stream best", stream(|s| s.best)),
+        ],
+    )?;
+    Ok(Table {
+        name: name.into(),
+        caption: format!(
+            "Wild-Time's protocols read off the seed-mean matrix ({}): Eval-Fix splits at the \
+             middle slice (ID: mean over the slices the model trained on, each scored on its \
+             test part; OOD: every later slice, mean and worst); Eval-Stream scores each \
+             cutoff's model on its next {k} slices (mean, worst and best per row, averaged \
+             over rows).",
+            study.metric.display_unit()
+        ),
+        frame: df,
+        formats: vec![
+            Format::Text,
+            Format::Text,
+            Format::Fixed(d),
+            Format::Fixed(d),
+            Format::Fixed(d),
+            Format::Fixed(d),
+            Format::Fixed(d),
+            Format::Fixed(d),
+        ],
+    })
+}
+
+/// Retraining policies simulated on each model's seed-mean matrix: `policy`, then per
+/// model (by key) its mean deployed score and, in `<model> retrains`, how many retrains
+/// the policy made (shown together as `score (retrains)`).
+pub fn retraining_table(study: &StudyAnalysis) -> Result<Table> {
+    let name = "retraining";
+    let scale = study.metric.display_scale();
+    let d = study.metric.display_decimals();
+    let models = by_key(study);
+    let Some(first) = models.first() else {
+        return Err(Error::Invalid("table retraining: no models".into()));
+    };
+    let mut columns = vec![text(
+        "policy",
+        first
+            .retraining
+            .iter()
+            .map(|r| r.policy.name(scale))
+            .collect(),
+    )];
+    let mut formats = vec![Format::Text];
+    for m in &models {
+        columns.push(text(
+            &m.model,
+            m.retraining
+                .iter()
+                .map(|r| match r.mean {
+                    Some(v) => format!(
+                        "{} ({})",
+                        crate::format::fixed_typeset(v * scale, d),
+                        r.retrains
+                    ),
+                    None => crate::format::MISSING.into(),
+                })
+                .collect(),
+        ));
+        formats.push(Format::Text);
+    }
+    let df = frame(name, columns)?;
+    Ok(Table {
+        name: name.into(),
+        caption: format!(
+            "Retraining policies simulated from each model's cumulative matrix, with no new \
+             training ({}): the mean score a deployment sees over slices 2..K when it \
+             keeps the model of its latest retraining, and (in brackets) how many times it \
+             retrained; \"drop > d\": retrain after a slice scored more than d below the \
+             deployed model's ID score.",
+            study.metric.display_unit()
+        ),
+        frame: df,
+        formats,
+    })
+}
+
+/// Bootstrap intervals (95%, percentile, over cutoffs) per model (by key): `model`, then
+/// `low` and `high` of `ID`, `future`, `decay`, and of `future - best` (the model's future
+/// score minus the best model's, same draws; empty for the best model).
+pub fn bootstrap_table(study: &StudyAnalysis) -> Result<Table> {
+    let name = "bootstrap";
+    let scale = study.metric.display_scale();
+    let d = study.metric.display_decimals();
+    let models = by_key(study);
+    let mut columns = vec![text(
+        "model",
+        models.iter().map(|m| m.model.clone()).collect(),
+    )];
+    let parts: [(&str, fn(&crate::analysis::Bootstrap) -> Option<Interval>); 4] = [
+        ("ID", |b| b.id),
+        ("future", |b| b.future),
+        ("decay", |b| b.decay),
+        ("future - best", |b| b.future_vs_best),
+    ];
+    for (label, f) in parts {
+        columns.push(text(
+            label,
+            models
+                .iter()
+                .map(|m| match f(&m.bootstrap) {
+                    Some(i) => format!(
+                        "[{}, {}]",
+                        crate::format::fixed_typeset(i.low * scale, d),
+                        crate::format::fixed_typeset(i.high * scale, d)
+                    ),
+                    None => crate::format::MISSING.into(),
+                })
+                .collect(),
+        ));
+    }
+    let df = frame(name, columns)?;
+    Ok(Table {
+        name: name.into(),
+        caption: format!(
+            "95% bootstrap intervals ({}; {} resamples of the cutoffs, percentile, seeded) \
+             of each model's ID, future and decay on its seed-mean matrix, and of its future \
+             score minus the best model's; an interval of the difference that contains 0 \
+             does not separate the two.",
+            study.metric.display_unit(),
+            crate::analysis::BOOTSTRAP_REPLICATES
+        ),
+        frame: df,
+        formats: vec![Format::Text; 5],
     })
 }

@@ -5,13 +5,19 @@
 //! Tables:
 //! - [`roster`]: model, family, input, architecture, parameter count (from the committed
 //!   output of `drift models --params`, read by [`parse_models_listing`]);
-//! - [`robustness`]: rank by future score, model, family, seeds, ID, future, decay;
+//! - [`robustness`]: rank by future score, model, family, seeds, ID, future, decay (each
+//!   with its sd and range over seeds), the margin over the counting baseline, ties;
 //! - [`cutoff_tables`]: one per evenly spread cutoff
 //!   ([`crate::analysis::StudyAnalysis::spread`]): rank, model, ID, future, decay there;
 //! - [`family_table`]: the family averages of those cutoff figures, per cutoff and over
 //!   all (families from the study's presets);
 //! - [`temporal_effects_table`]: the four Agarwal & Nenkova scores per model with their
 //!   Wilcoxon p-value, N, and min / max over seeds;
+//! - [`wild_time_table`]: Wild-Time's Eval-Fix and Eval-Stream per model;
+//! - [`retraining_table`]: the retraining policies' mean deployed score and retrains;
+//! - [`bootstrap_table`]: bootstrap intervals of ID, future, decay and the gap to the best;
+//! - [`collapsed_table`] (in the paper) and [`health_table`] (CSV only, one row per
+//!   checkpoint): checkpoint health from the runs' `health.json`;
 //! - [`compute_table`]: training and evaluation wall-clock seconds from `timing.json`.
 //!
 //! Units: scores of metrics in `[0, 1]` (accuracy, balanced accuracy, macro AUC, the F1s)
@@ -45,8 +51,9 @@ use polars::prelude::DataFrame;
 use crate::Error;
 
 pub use builders::{
-    ModelListing, compute_table, cutoff_tables, family_table, parse_models_listing, robustness,
-    roster, temporal_effects_table,
+    ModelListing, bootstrap_table, collapsed_table, compute_table, cutoff_tables, family_table,
+    health_table, parse_models_listing, retraining_table, robustness, roster,
+    temporal_effects_table, wild_time_table,
 };
 pub use render::{to_csv, to_typst, typst_string};
 
@@ -71,6 +78,22 @@ pub enum Format {
     },
     /// A p-value: 3 decimals, `<0.001` when it would round to `0.000`.
     PValue,
+    /// A mean with this many decimals, then `± sd` and, on a second line, the range
+    /// `[min, max]`, read from the named float columns of the same row (a missing sd, as with
+    /// one seed, is left out).
+    Spread {
+        /// Decimals.
+        decimals: usize,
+        /// The sample standard deviation column.
+        sd: String,
+        /// The minimum column.
+        min: String,
+        /// The maximum column.
+        max: String,
+    },
+    /// In the CSV only: the Typst table leaves the column out (e.g. the sd, min and max a
+    /// [`Format::Spread`] column shows).
+    Hidden,
 }
 
 /// One table: a name (the output file stem), a caption and the frame, with one

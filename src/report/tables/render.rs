@@ -89,18 +89,33 @@ fn render(table: &Table, columns: &[Vec<Cell>], col: usize, row: usize) -> Resul
         (Format::Grouped, Cell::Int(v)) => grouped(*v),
         (Format::Fixed(d), Cell::Float(v)) => fixed_typeset(*v, *d),
         (Format::PValue, Cell::Float(v)) => p_value(*v),
+        (
+            Format::Spread {
+                decimals,
+                sd,
+                min,
+                max,
+            },
+            Cell::Float(v),
+        ) => {
+            let [sd, min, max] =
+                [sd, min, max].map(|name| float_in(table, columns, name, row).ok_or_else(bad));
+            let (sd, min, max) = (sd?, min?, max?);
+            let mean = fixed_typeset(*v, *decimals);
+            let sd = sd.map_or(String::new(), |sd| {
+                format!(" ± {}", fixed_typeset(sd, *decimals))
+            });
+            match (min, max) {
+                (Some(lo), Some(hi)) => format!(
+                    "{mean}{sd}\n[{}, {}]",
+                    fixed_typeset(lo, *decimals),
+                    fixed_typeset(hi, *decimals)
+                ),
+                _ => format!("{mean}{sd}"),
+            }
+        }
         (Format::Marked { decimals, p_value }, Cell::Float(v)) => {
-            let p_col = table
-                .frame
-                .columns()
-                .iter()
-                .position(|c| c.name().as_str() == p_value)
-                .ok_or_else(bad)?;
-            let p = match columns[p_col][row] {
-                Cell::Float(p) => Some(p),
-                Cell::Null => None,
-                _ => return Err(bad()),
-            };
+            let p = float_in(table, columns, p_value, row).ok_or_else(bad)?;
             let s = fixed_typeset(*v, *decimals);
             if s == MISSING {
                 s
@@ -110,6 +125,21 @@ fn render(table: &Table, columns: &[Vec<Cell>], col: usize, row: usize) -> Resul
         }
         _ => return Err(bad()),
     })
+}
+
+/// The float (or null) of the column named `name` in `row`; `None` when there is no such
+/// float column.
+fn float_in(table: &Table, columns: &[Vec<Cell>], name: &str, row: usize) -> Option<Option<f64>> {
+    let col = table
+        .frame
+        .columns()
+        .iter()
+        .position(|c| c.name().as_str() == name)?;
+    match columns[col][row] {
+        Cell::Float(v) => Some(Some(v)),
+        Cell::Null => Some(None),
+        _ => None,
+    }
 }
 
 fn check_formats(table: &Table) -> Result<()> {
@@ -150,28 +180,32 @@ pub fn typst_string(s: &str) -> String {
 pub fn to_typst(table: &Table) -> Result<String> {
     check_formats(table)?;
     let columns = cells(table)?;
-    let align: Vec<&str> = table
-        .formats
+    let shown: Vec<usize> = (0..table.formats.len())
+        .filter(|&c| table.formats[c] != Format::Hidden)
+        .collect();
+    let align: Vec<&str> = shown
         .iter()
-        .map(|f| match f {
+        .map(|&c| match table.formats[c] {
             Format::Text => "left",
             _ => "right",
         })
         .collect();
-    let header: Vec<String> = table
-        .frame
-        .columns()
+    let header: Vec<String> = shown
         .iter()
-        .map(|c| format!("strong({})", typst_string(c.name().as_str())))
+        .map(|&c| {
+            let name = table.frame.columns()[c].name().as_str();
+            format!("strong({})", typst_string(name))
+        })
         .collect();
     let mut out = String::new();
     out.push_str("#table(\n");
-    out.push_str(&format!("  columns: {},\n", table.frame.width()));
+    out.push_str(&format!("  columns: {},\n", shown.len()));
     out.push_str(&format!("  align: ({}),\n", align.join(", ")));
     out.push_str(&format!("  table.header({}),\n", header.join(", ")));
     for row in 0..table.frame.height() {
-        let line: Vec<String> = (0..columns.len())
-            .map(|col| render(table, &columns, col, row).map(|s| typst_string(&s)))
+        let line: Vec<String> = shown
+            .iter()
+            .map(|&col| render(table, &columns, col, row).map(|s| typst_string(&s)))
             .collect::<Result<_>>()?;
         out.push_str(&format!("  {},\n", line.join(", ")));
     }
