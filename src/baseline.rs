@@ -2,6 +2,8 @@
 //! cutoff's model sees, so they drift too, and written as drift-matrix artifacts of their
 //! own beside the trained models' (no libtorch involved).
 //!
+//! The training set counted is the gold-labelled one (for self-labelling, the anchor's).
+//!
 //! - [`Baseline::Majority`] (single-label classification) predicts the most frequent class
 //!   of the training set (the lowest of equally frequent ones);
 //! - [`Baseline::LabelPrior`] (multi-label) scores every row with each label's training
@@ -132,7 +134,21 @@ pub fn baseline_run(loaded: &LoadedPreset, data: &Dataset, plan: &Plan) -> Resul
     let mut grid = Grid::empty(k);
     let mut health = Vec::with_capacity(k);
     for (i, slice) in plan.timeline.slices.iter().enumerate() {
-        let training = preset.regime.training_rows(&plan.splits, i);
+        // A row without a model (self-labelling, before the anchor) stays empty.
+        let training = preset.regime.gold_rows(&plan.splits, i);
+        if training.is_empty() {
+            health.push(eval::health(
+                &data.targets,
+                &Outputs {
+                    width: 0,
+                    values: Vec::new(),
+                },
+                &[],
+                &slice.label,
+                None,
+            ));
+            continue;
+        }
         let row = baseline
             .fit(&data.targets, &training)
             .map_err(|e| Error::Invalid(format!("cutoff {}: {e}", slice.label)))?;

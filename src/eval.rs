@@ -247,15 +247,42 @@ impl Health {
     }
 }
 
-/// The ID test rows of cutoff `cutoff`: the test parts of the slices it trained on,
-/// ascending.
+/// The ID test rows of cutoff `cutoff`: the test parts of the slices its model has seen
+/// ([`Regime::seen_slices`]), ascending.
 pub fn id_test_rows(regime: &Regime, splits: &[SliceSplit], cutoff: usize) -> Vec<usize> {
     let mut rows: Vec<usize> = regime
-        .trained_slices(cutoff)
+        .seen_slices(cutoff)
+        .into_iter()
         .flat_map(|k| splits[k].test.iter().copied())
         .collect();
     rows.sort_unstable();
     rows
+}
+
+/// `targets` with the rows `rows` relabelled by a model's `outputs` (self-labelling): the
+/// predicted class, the labels whose logit is above 0, or the predicted value.
+pub fn predicted_targets(targets: &Targets, outputs: &Outputs, rows: &[usize]) -> Targets {
+    let mut out = targets.clone();
+    match &mut out {
+        Targets::Classes { labels, .. } => {
+            for &r in rows {
+                labels[r] = argmax(outputs.row(r));
+            }
+        }
+        Targets::MultiLabel { classes, labels } => {
+            for &r in rows {
+                for (c, &x) in outputs.row(r).iter().enumerate() {
+                    labels[r * *classes + c] = x > 0.0;
+                }
+            }
+        }
+        Targets::Values(values) => {
+            for &r in rows {
+                values[r] = f64::from(outputs.row(r)[0]);
+            }
+        }
+    }
+    out
 }
 
 /// Row `cutoff` of the drift matrix: one cell per slice.

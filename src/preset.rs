@@ -99,6 +99,16 @@ impl Preset {
                 data.source.name, self.slicing.min_rows
             )));
         }
+        if let Some(anchor) = self.regime.anchor()
+            && anchor + 1 >= timeline.slices.len()
+        {
+            return Err(Error::Invalid(format!(
+                "regime.anchor: slice {anchor} leaves no later slice to self-label (data {} \
+                 has {} slices)",
+                data.source.name,
+                timeline.slices.len()
+            )));
+        }
         if self.downsample {
             downsample_slices(&mut timeline.slices, self.split.seed);
         }
@@ -346,6 +356,9 @@ enum RegimeName {
     Cumulative,
     Single,
     Window,
+    Finetune,
+    FinetuneCumulative,
+    SelfLabel,
 }
 
 #[derive(Deserialize)]
@@ -353,6 +366,10 @@ enum RegimeName {
 struct RawRegime {
     kind: RegimeName,
     window: Option<PositiveInt>,
+    /// Self-label: the anchor slice, 0 for the first (the default).
+    anchor: Option<NonNegativeInt>,
+    /// Self-label: label every slice after the anchor, not only the row's own.
+    accumulate: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -454,6 +471,19 @@ impl RawPreset {
             },
         };
 
+        let r = &self.regime;
+        if r.kind != RegimeName::SelfLabel {
+            for (field, set) in [
+                ("anchor", r.anchor.is_some()),
+                ("accumulate", r.accumulate.is_some()),
+            ] {
+                if set {
+                    return Err(format!(
+                        "regime.{field}: only allowed when regime.kind = \"self-label\""
+                    ));
+                }
+            }
+        }
         let regime = match (self.regime.kind, self.regime.window) {
             (RegimeName::Window, Some(w)) => Regime::Window(w.0 as usize),
             (RegimeName::Window, None) => {
@@ -464,6 +494,12 @@ impl RawPreset {
             }
             (RegimeName::Cumulative, None) => Regime::Cumulative,
             (RegimeName::Single, None) => Regime::Single,
+            (RegimeName::Finetune, None) => Regime::Finetune,
+            (RegimeName::FinetuneCumulative, None) => Regime::FinetuneCumulative,
+            (RegimeName::SelfLabel, None) => Regime::SelfLabel {
+                anchor: r.anchor.map_or(0, |a| a.0 as usize),
+                accumulate: r.accumulate.unwrap_or(false),
+            },
         };
 
         if self.seeds.is_empty() {

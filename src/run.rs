@@ -11,6 +11,9 @@
 //! made for the same preset, data, model, seed, device and thread count, so an
 //! interrupted run resumes where it stopped and ends with the same bytes as an
 //! uninterrupted one; work made for anything else is an error, never silently reused.
+//! The fine-tuning regimes start cutoff `i` from cutoff `i-1`'s checkpoint file, and
+//! self-labelling relabels its slices with the anchor checkpoint's predictions (recomputed
+//! from the file on a resume), so a resumed chain trains on what an uninterrupted one did.
 //! `.lock` in the run folder is held (an OS file lock, released when the process ends)
 //! while a process writes there, so two runs cannot write the same folder.
 
@@ -159,6 +162,7 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
                 ..config
             };
             let run = SeedRun {
+                anchor_targets: std::cell::OnceCell::new(),
                 loaded,
                 spec,
                 seed,
@@ -183,6 +187,8 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
 
 /// One (model, seed) of a preset.
 struct SeedRun<'a> {
+    /// Self-labelling: the targets with the anchor model's predictions, made once.
+    anchor_targets: std::cell::OnceCell<crate::data::Targets>,
     loaded: &'a LoadedPreset,
     spec: &'a ModelSpec,
     seed: u64,
@@ -219,6 +225,15 @@ impl SeedRun<'_> {
         for (i, slice) in slices.iter().enumerate() {
             let label = &slice.label;
             let rows = preset.regime.training_rows(&self.plan.splits, i);
+            if rows.is_empty() && preset.regime.trained_slices(i).is_empty() {
+                // No model at this cutoff (self-labelling, before the anchor): an empty row.
+                let none = eval::Outputs {
+                    width: 0,
+                    values: Vec::new(),
+                };
+                health.push(eval::health(&self.data.targets, &none, &[], label, None));
+                continue;
+            }
             bar.set_message(format!(
                 "{} seed {} cutoff {label} ({}/{k})",
                 self.spec.key,
@@ -285,6 +300,61 @@ impl SeedRun<'_> {
         bar
     }
 
+    /// The id of cutoff `i`'s checkpoint.
+    fn checkpoint_id(&self, label: &str) -> CheckpointId {
+        CheckpointId::new(
+            &self.loaded.sha256,
+            &self.data.source.sha256,
+            &self.spec.key,
+            self.seed,
+            label,
+            &device::name(self.device),
+            self.options.threads,
+        )
+    }
+
+    /// A model of the run's kind with the weights of the checkpoint of cutoff `i`.
+    fn load_cutoff(&self, work: &Path, i: usize) -> Result<(train::Built, checkpoint::Loaded)> {
+        let label = &self.plan.timeline.slices[i].label;
+        let id = self.checkpoint_id(label);
+        let job = Job {
+            model: &self.spec.key,
+            config: self.config,
+            train: &self.spec.train,
+            rows: &[],
+            training_seed: id.training_seed,
+            device: self.device,
+        };
+        let built = train::build(&job)?;
+        let path = work.join(format!("{label}.safetensors"));
+        let loaded = checkpoint::load(&built.vs, &id, &path)?;
+        Ok((built, loaded))
+    }
+
+    /// The targets self-labelled cutoffs train on: the data's, with the train parts of every
+    /// self-labelled slice relabelled by the anchor checkpoint (scored before them).
+    fn anchor_targets(&self, work: &Path) -> Result<&crate::data::Targets> {
+        if let Some(t) = self.anchor_targets.get() {
+            return Ok(t);
+        }
+        let regime = &self.loaded.preset.regime;
+        let anchor = regime.anchor().expect("only self-labelling asks");
+        let (built, _) = self.load_cutoff(work, anchor)?;
+        let relabel: Vec<usize> = (anchor + 1..self.plan.splits.len())
+            .flat_map(|k| self.plan.splits[k].train.iter().copied())
+            .collect();
+        let outputs = eval::predict(
+            built.model.as_ref(),
+            self.tensors,
+            self.data.rows(),
+            &relabel,
+            EVAL_BATCH,
+            self.device,
+        )?;
+        let targets = eval::predicted_targets(&self.data.targets, &outputs, &relabel);
+        Ok(self.anchor_targets.get_or_init(|| targets))
+    }
+
     /// Scores cutoff `i`, reusing what an earlier process finished.
     fn cutoff(
         &self,
@@ -295,15 +365,7 @@ impl SeedRun<'_> {
         bar: &ProgressBar,
     ) -> Result<(CutoffRecord, WallTimes)> {
         let epochs = self.spec.train.epochs;
-        let id = CheckpointId::new(
-            &self.loaded.sha256,
-            &self.data.source.sha256,
-            &self.spec.key,
-            self.seed,
-            label,
-            &device::name(self.device),
-            self.options.threads,
-        );
+        let id = self.checkpoint_id(label);
         let record_path = work.join(format!("{label}.json"));
         let checkpoint_path = work.join(format!("{label}.safetensors"));
         let timing_path = work.join(format!("{label}.timing.json"));
@@ -331,9 +393,26 @@ impl SeedRun<'_> {
             bar.inc(rows.len() as u64 * epochs);
             (built, loaded.sha256, loaded.final_loss)
         } else {
-            let loss = LossFn::new(self.spec.train.loss, &self.data.targets, rows, self.device)?;
+            let regime = &self.loaded.preset.regime;
+            let relabelled;
+            let (targets, tensors) = if regime.self_labelled_slices(i).is_empty() {
+                (&self.data.targets, self.tensors)
+            } else {
+                let targets = self.anchor_targets(work)?;
+                relabelled = self.tensors.with_targets(targets);
+                (targets, &relabelled)
+            };
+            let previous = regime.starts_from_previous(i).then(|| {
+                let label = &self.plan.timeline.slices[i - 1].label;
+                (
+                    work.join(format!("{label}.safetensors")),
+                    self.checkpoint_id(label),
+                )
+            });
+            let init = previous.as_ref().map(|(path, id)| (path.as_path(), id));
+            let loss = LossFn::new(self.spec.train.loss, targets, rows, self.device)?;
             let message = bar.message();
-            let (built, final_loss) = train::train(&job, self.tensors, &loss, |step| {
+            let (built, final_loss) = train::train(&job, init, tensors, &loss, |step| {
                 bar.set_message(format!(
                     "{message} epoch {}/{epochs} loss {:.4}",
                     step.epoch, step.loss

@@ -1319,3 +1319,21 @@ fn retraining_policies_replay_the_matrix() {
         ]
     );
 }
+
+/// A self-labelling matrix leaves the rows before its anchor empty: the anchor scores are
+/// taken against the first filled row, not against an empty row 0.
+#[test]
+fn adaptation_anchors_on_the_first_filled_row() {
+    let g = grid(&[
+        &[E, E, E, E],
+        &[E, 0.9, 0.8, 0.7],
+        &[E, E, 0.85, 0.75],
+        &[E, E, E, 0.8],
+    ]);
+    let [_, _, consecutive, anchor] = analysis::differences(&g);
+    // Anchor s = 1: j = 3, i = 2: M_2^3 - M_1^3 = 0.05; consecutive the same single pair.
+    assert_eq!(anchor.len(), 1);
+    assert!((anchor[0] - 0.05).abs() < TOL);
+    assert_eq!(consecutive.len(), 1);
+    assert!((consecutive[0] - 0.05).abs() < TOL);
+}

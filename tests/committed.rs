@@ -81,7 +81,7 @@ fn the_portraits_studys_collapsed_cutoffs_match_a_recount_from_its_matrices() {
     for r in runs.iter().filter(|r| r.model != "majority") {
         for ((p, health), grid) in r.provenance.iter().zip(&r.health).zip(r.matrix.grids()) {
             let health = health.as_ref().expect("the committed study records health");
-            for i in 0..k {
+            for (i, h) in health.iter().enumerate() {
                 let id_cells: Vec<(usize, f64, Vec<usize>)> = (0..k)
                     .filter(|&j| preset.regime.eval_part(i, j) == EvalPart::Test)
                     .filter_map(|j| {
@@ -94,7 +94,6 @@ fn the_portraits_studys_collapsed_cutoffs_match_a_recount_from_its_matrices() {
                         .iter()
                         .all(|(_, v, rows)| (v - shares(rows)[c]).abs() < 1e-12)
                 });
-                let h = &health[i];
                 let what = format!("{}/seed-{} cutoff {}: {h:?}", r.model, p.seed, h.cutoff);
                 assert_eq!(constant, h.majority_share == Some(1.0), "{what}");
                 constant_rows += usize::from(constant);

@@ -119,13 +119,12 @@ fn the_smoke_preset_gives_byte_identical_artifacts_twice() {
     }
 }
 
-#[test]
-fn a_killed_run_resumes_to_the_same_bytes() {
-    let out = tempfile::tempdir().unwrap();
+/// Runs `preset` into `out` and SIGKILLs it as soon as `marker` (under `out`) exists.
+fn kill_when(preset: &str, out: &Path, marker: &str) {
     let mut child = drift()
         .args([
             "run",
-            SMOKE,
+            preset,
             "--threads",
             "1",
             "--device",
@@ -133,22 +132,33 @@ fn a_killed_run_resumes_to_the_same_bytes() {
             "-q",
             "--out",
         ])
-        .arg(out.path())
+        .arg(out)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // Kill it once the third model's first checkpoint exists: two models are done, the
-    // third is mid-way.
-    let marker = out
-        .path()
-        .join("smoke/vit_s/seed-0/checkpoints/2000.safetensors");
+    let marker = out.join(marker);
     while !marker.exists() {
-        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "{preset}: the run ended early"
+        );
         std::thread::sleep(Duration::from_millis(2));
     }
     child.kill().unwrap();
     child.wait().unwrap();
+}
+
+#[test]
+fn a_killed_run_resumes_to_the_same_bytes() {
+    let out = tempfile::tempdir().unwrap();
+    // Kill it once the third model's first checkpoint exists: two models are done, the
+    // third is mid-way.
+    kill_when(
+        SMOKE,
+        out.path(),
+        "smoke/vit_s/seed-0/checkpoints/2000.safetensors",
+    );
     assert!(!out.path().join("smoke/vit_s/seed-1/SHA256SUMS").exists());
     // Wall times are written once per scored cutoff, so unchanged ones were not redone.
     let finished = out
@@ -331,4 +341,83 @@ fn drift_models_params_prints_one_model_per_line_ending_in_its_count() {
     let text = String::from_utf8(output.stdout).unwrap();
     let ffn_s = text.lines().find(|l| l.starts_with("ffn_s ")).unwrap();
     assert!(ffn_s.ends_with(" 98561"), "{ffn_s}");
+}
+
+/// The fine-tuning and self-labelling smoke presets run end to end, and a run killed in
+/// the middle of its chain (cutoff 2002's checkpoint written: 2003 must start from it, or
+/// be labelled by the anchor loaded back from its file) resumes to the same bytes.
+#[test]
+fn finetune_and_self_label_runs_resume_after_a_kill_to_the_same_bytes() {
+    for regime in ["finetune", "self-label"] {
+        let preset = format!("{}/presets/smoke-{regime}.toml", env!("CARGO_MANIFEST_DIR"));
+        let reference = tempfile::tempdir().unwrap();
+        run_ok(&preset, reference.path());
+        let out = tempfile::tempdir().unwrap();
+        let marker = format!("smoke-{regime}/mlp_s/seed-0/checkpoints/2002.safetensors");
+        kill_when(&preset, out.path(), &marker);
+        assert!(
+            !out.path()
+                .join(format!("smoke-{regime}/mlp_s/seed-0/SHA256SUMS"))
+                .exists()
+        );
+        // The anchor is loaded back from its file when its record is already there.
+        run_ok(&preset, out.path());
+        assert_same_tree(reference.path(), out.path());
+    }
+}
+
+/// Where the regimes must agree with single-slice training and where they must not: row 0
+/// is the same model under all three (trained from scratch on the gold slice 0), so its
+/// cells are equal; fine-tuning's later models start elsewhere and self-labelling's train
+/// on other data, so their checkpoints and rows differ from single's.
+#[test]
+fn finetune_and_self_label_matrices_differ_from_single_where_they_should() {
+    let out = tempfile::tempdir().unwrap();
+    for regime in ["single", "finetune", "self-label"] {
+        run_ok(
+            &format!("{}/presets/smoke-{regime}.toml", env!("CARGO_MANIFEST_DIR")),
+            out.path(),
+        );
+    }
+    let load = |regime: &str| {
+        drift::artifacts::load_run(&out.path().join(format!("smoke-{regime}/mlp_s/seed-0")))
+            .unwrap()
+    };
+    let record = |regime: &str, cutoff: &str| -> serde_json::Value {
+        let path = out.path().join(format!(
+            "smoke-{regime}/mlp_s/seed-0/checkpoints/{cutoff}.json"
+        ));
+        serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let (single, finetune, self_label) = (load("single"), load("finetune"), load("self-label"));
+    let row = |r: &drift::artifacts::RunArtifact, i: usize| -> Vec<Option<f64>> {
+        (0..6).map(|j| r.grid.get(i, j)).collect()
+    };
+    assert_eq!(row(&finetune, 0), row(&single, 0));
+    assert_eq!(row(&self_label, 0), row(&single, 0));
+    for cutoff in ["2001", "2003", "2005"] {
+        let sha = |regime| record(regime, cutoff)["checkpoint_sha256"].clone();
+        assert_ne!(sha("finetune"), sha("single"), "{cutoff}");
+        assert_ne!(sha("self-label"), sha("single"), "{cutoff}");
+    }
+    assert!((1..6).any(|i| row(&finetune, i) != row(&single, i)));
+    // Fine-tuned models have seen every slice up to theirs: their past cells are scored on
+    // test parts, as single's are not. Self-labelled row 3 has seen the anchor and 2003 only.
+    let regime = |name: &str| {
+        drift::preset::Preset::load(std::path::Path::new(&format!(
+            "{}/presets/smoke-{name}.toml",
+            env!("CARGO_MANIFEST_DIR")
+        )))
+        .unwrap()
+        .preset
+        .regime
+    };
+    use drift::slices::EvalPart;
+    assert_eq!(regime("finetune").eval_part(3, 1), EvalPart::Test);
+    assert_eq!(regime("single").eval_part(3, 1), EvalPart::Whole);
+    assert_eq!(regime("self-label").eval_part(3, 2), EvalPart::Whole);
+    assert_eq!(regime("self-label").eval_part(3, 0), EvalPart::Test);
+    // Every row after the anchor has a model and a health record.
+    assert_eq!(self_label.health.as_ref().unwrap().len(), 6);
+    assert!(self_label.grid.filled().count() == 36);
 }

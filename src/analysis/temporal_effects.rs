@@ -2,7 +2,8 @@
 //! two-sided Wilcoxon signed-rank test, and the salient cells reported beside them.
 //!
 //! In drift-matrix terms `M_i^j` is cell `(i, j)`: trained on slice `i`, tested on `j`;
-//! `s = 0` is the first slice and `n = K - 1` the last. Differences involving an empty
+//! `s` is the first row with a filled cell (0, or a self-labelling matrix's anchor) and
+//! `n = K - 1` the last slice. Differences involving an empty
 //! cell are skipped.
 //! - deterioration, consecutive: `M_i^j - M_i^{j-1}` for all `i` and `j > i + 1`;
 //! - deterioration, anchor: `M_i^j - M_i^{i+1}` for all `i` and `j > i + 1`;
@@ -29,10 +30,13 @@ pub fn differences(grid: &Grid) -> [Vec<f64>; 4] {
             out[1].extend(diff((i, j), (i, i + 1)));
         }
     }
+    let s = (0..k)
+        .find(|&i| (0..k).any(|j| grid.get(i, j).is_some()))
+        .unwrap_or(0);
     for j in 0..k {
-        for i in 1..j {
+        for i in s + 1..j {
             out[2].extend(diff((i, j), (i - 1, j)));
-            out[3].extend(diff((i, j), (0, j)));
+            out[3].extend(diff((i, j), (s, j)));
         }
     }
     out

@@ -69,6 +69,9 @@ pub struct SeedSpread {
     pub decay: Option<Spread>,
 }
 
+/// Picks one figure's spread out of a [`SeedSpread`] (e.g. `|s| s.future`).
+pub type PickSpread = fn(&SeedSpread) -> Option<Spread>;
+
 /// The [`SeedSpread`] of a matrix: [`robustness`] of every seed's grid on its own.
 pub fn seed_spread(matrix: &DriftMatrix) -> SeedSpread {
     let per_seed: Vec<Robustness> = matrix

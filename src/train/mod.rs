@@ -99,17 +99,22 @@ mod torch {
         Ok(Built { vs, model })
     }
 
-    /// Trains a fresh model for `job`, calling `on_step` after every step, and returns it
-    /// with its final loss: the mean batch loss of the last epoch, each batch weighted by
-    /// its rows. A NaN or infinite loss stops training with an error naming the epoch and
-    /// batch.
+    /// Trains a model for `job`, fresh or (with `init`) starting from the weights of the
+    /// checkpoint at that path made for that id, calling `on_step` after every step, and
+    /// returns it with its final loss: the mean batch loss of the last epoch, each batch
+    /// weighted by its rows. The optimiser starts afresh either way. A NaN or infinite
+    /// loss stops training with an error naming the epoch and batch.
     pub fn train(
         job: &Job,
+        init: Option<(&std::path::Path, &super::checkpoint::CheckpointId)>,
         data: &DataTensors,
         loss: &LossFn,
         mut on_step: impl FnMut(Step),
     ) -> Result<(Built, f64)> {
         let built = build(job)?;
+        if let Some((path, id)) = init {
+            super::checkpoint::load(&built.vs, id, path)?;
+        }
         if job.rows.is_empty() {
             return Err(Error::Invalid("no training rows".into()));
         }

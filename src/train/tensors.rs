@@ -103,23 +103,36 @@ impl<'a> DataTensors<'a> {
                 )));
             }
         };
-        let targets = match &data.targets {
-            Targets::Classes { labels, .. } => {
-                let labels: Vec<i64> = labels.iter().map(|&l| l as i64).collect();
-                Tensor::from_slice(&labels)
-            }
-            Targets::MultiLabel { classes, labels } => {
-                let flags: Vec<f32> = labels.iter().map(|&b| f32::from(u8::from(b))).collect();
-                Tensor::from_slice(&flags).reshape([n, *classes as i64])
-            }
-            Targets::Values(values) => Tensor::from_slice(values).to_kind(Kind::Float),
-        };
         Ok(DataTensors {
             inputs,
-            targets,
+            targets: targets_tensor(&data.targets, n),
             lengths,
             data: PhantomData,
         })
+    }
+
+    /// The same inputs (shared, not copied) with other targets, e.g. labels a model
+    /// predicted for self-labelling.
+    pub fn with_targets(&self, targets: &Targets) -> DataTensors<'a> {
+        let inputs = match &self.inputs {
+            Stored::Images(t) => Stored::Images(t.shallow_clone()),
+            Stored::Tokens { states, mask } => Stored::Tokens {
+                states: states.shallow_clone(),
+                mask: mask.shallow_clone(),
+            },
+            Stored::TokenIds { ids, table, mask } => Stored::TokenIds {
+                ids: ids.shallow_clone(),
+                table: table.shallow_clone(),
+                mask: mask.shallow_clone(),
+            },
+            Stored::Embeddings(t) => Stored::Embeddings(t.shallow_clone()),
+        };
+        DataTensors {
+            inputs,
+            targets: targets_tensor(targets, self.targets.size()[0]),
+            lengths: self.lengths.clone(),
+            data: PhantomData,
+        }
     }
 
     /// The model input of `rows`, on `device`, in float32.
@@ -170,6 +183,21 @@ impl<'a> DataTensors<'a> {
     /// The targets of `rows`, on `device`.
     pub fn targets(&self, rows: &[usize], device: Device) -> Tensor {
         self.targets.index_select(0, &index(rows)).to_device(device)
+    }
+}
+
+/// Class labels as int64, multi-label flags `[n, classes]` and values as float32.
+fn targets_tensor(targets: &Targets, n: i64) -> Tensor {
+    match targets {
+        Targets::Classes { labels, .. } => {
+            let labels: Vec<i64> = labels.iter().map(|&l| l as i64).collect();
+            Tensor::from_slice(&labels)
+        }
+        Targets::MultiLabel { classes, labels } => {
+            let flags: Vec<f32> = labels.iter().map(|&b| f32::from(u8::from(b))).collect();
+            Tensor::from_slice(&flags).reshape([n, *classes as i64])
+        }
+        Targets::Values(values) => Tensor::from_slice(values).to_kind(Kind::Float),
     }
 }
 

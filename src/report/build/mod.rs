@@ -250,8 +250,9 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
         // The leader and the runner-up by future score, and whether the seeds or the
         // bootstrap separate them.
         // The text compares trained models; the baseline's place is in the tables.
-        type Pick = fn(&crate::analysis::SeedSpread) -> Option<crate::analysis::Spread>;
-        let place = |ranking: &[crate::analysis::Ranked], n: usize, pick: Pick| {
+        let place = |ranking: &[crate::analysis::Ranked],
+                     n: usize,
+                     pick: crate::analysis::PickSpread| {
             let trained: Vec<&ModelAnalysis> = ranking
                 .iter()
                 .filter_map(|r| a.model(&r.model))

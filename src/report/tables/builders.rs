@@ -7,7 +7,8 @@ use polars::prelude::{Column, DataFrame, SortMultipleOptions};
 
 use super::{Format, Table, polars_error};
 use crate::analysis::{
-    Interval, ModelAnalysis, Ranked, Robustness, SeedSpread, Spread, StudyAnalysis, TemporalScore,
+    Interval, ModelAnalysis, PickSpread, Ranked, Robustness, SeedSpread, Spread, StudyAnalysis,
+    TemporalScore,
 };
 use crate::artifacts::ModelRuns;
 use crate::baseline::Baseline;
@@ -87,6 +88,13 @@ fn by_key(study: &StudyAnalysis) -> Vec<&ModelAnalysis> {
     let mut models: Vec<&ModelAnalysis> = study.models.iter().collect();
     models.sort_by(|a, b| a.model.cmp(&b.model));
     models
+}
+
+/// The runs sorted by model key, as [`by_key`] sorts the analyses.
+fn runs_by_key(runs: &[ModelRuns]) -> Vec<&ModelRuns> {
+    let mut sorted: Vec<&ModelRuns> = runs.iter().collect();
+    sorted.sort_by(|a, b| a.model.cmp(&b.model));
+    sorted
 }
 
 fn text(name: &str, values: Vec<String>) -> Column {
@@ -227,7 +235,7 @@ fn spread_score_columns(
         columns.next().expect("model"),
     ];
     let mut formats = vec![Format::Integer, Format::Text];
-    let figures: [(&str, fn(&SeedSpread) -> Option<Spread>); 3] = [
+    let figures: [(&str, PickSpread); 3] = [
         ("ID", |s| s.id),
         ("future", |s| s.future),
         ("decay", |s| s.decay),
@@ -525,8 +533,7 @@ pub fn compute_table(runs: &[ModelRuns]) -> Result<Table> {
     if runs.is_empty() {
         return Err(Error::Invalid("table compute: no model runs".into()));
     }
-    let mut sorted: Vec<&ModelRuns> = runs.iter().collect();
-    sorted.sort_by(|a, b| a.model.cmp(&b.model));
+    let sorted = runs_by_key(runs);
     let mut devices = Vec::new();
     let (mut train, mut eval, mut timed) = (Vec::new(), Vec::new(), Vec::new());
     for r in &sorted {
@@ -588,8 +595,7 @@ pub fn compute_table(runs: &[ModelRuns]) -> Result<Table> {
 /// baseline); runs without a health record are left out.
 pub fn health_table(runs: &[ModelRuns]) -> Result<Table> {
     let name = "health";
-    let mut sorted: Vec<&ModelRuns> = runs.iter().collect();
-    sorted.sort_by(|a, b| a.model.cmp(&b.model));
+    let sorted = runs_by_key(runs);
     let mut rows = Vec::new();
     for r in sorted {
         for (p, health) in r.provenance.iter().zip(&r.health) {
@@ -658,8 +664,7 @@ pub fn health_table(runs: &[ModelRuns]) -> Result<Table> {
 /// record are left out. The long form, one row per checkpoint, is [`health_table`].
 pub fn collapsed_table(runs: &[ModelRuns]) -> Result<Table> {
     let name = "collapsed";
-    let mut sorted: Vec<&ModelRuns> = runs.iter().collect();
-    sorted.sort_by(|a, b| a.model.cmp(&b.model));
+    let sorted = runs_by_key(runs);
     let mut rows = Vec::new();
     for r in sorted {
         for (p, health) in r.provenance.iter().zip(&r.health) {
@@ -842,7 +847,8 @@ pub fn bootstrap_table(study: &StudyAnalysis) -> Result<Table> {
         "model",
         models.iter().map(|m| m.model.clone()).collect(),
     )];
-    let parts: [(&str, fn(&crate::analysis::Bootstrap) -> Option<Interval>); 4] = [
+    type PickInterval = fn(&crate::analysis::Bootstrap) -> Option<Interval>;
+    let parts: [(&str, PickInterval); 4] = [
         ("ID", |b| b.id),
         ("future", |b| b.future),
         ("decay", |b| b.decay),
