@@ -197,7 +197,7 @@ fn measure(key: &str, options: &Options) -> Result<Rates> {
     };
     for _ in 0..options.reps {
         let start = Instant::now();
-        let (built, _) = train::train(&job, &tensors, &loss, |_| {})?;
+        let (built, _) = train::train(&job, None, &tensors, &loss, |_| {})?;
         rates
             .train
             .push(rows.len() as f64 / start.elapsed().as_secs_f64());
