@@ -317,6 +317,7 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
             "margins": margins,
             "below_baseline": below_baseline,
             "health": health,
+            "health_csv": format!("report/build/tables/{name}-health.csv"),
             "collapsed_excluded": study.spec.collapsed == crate::report::study::Collapsed::Exclude,
             "first_place": place(best, 0, |s| s.future),
             "second_place": place(best, 1, |s| s.future),

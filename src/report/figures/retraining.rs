@@ -22,6 +22,9 @@ pub struct PolicySeries {
 }
 
 const PLOT_W: u32 = 480;
+/// The legend's key to the two marker shapes.
+const SCHEDULED: &str = "every k slices, or never";
+const ON_DROP: &str = "retrain on a drop";
 const PLOT_H: u32 = 320;
 
 /// The policies of every series as an SVG document, `y_label` naming the score.
@@ -56,7 +59,10 @@ pub fn retraining(series: &[PolicySeries], y_label: &str) -> Result<String> {
         let mut scratch = String::new();
         let area = SVGBackend::with_string(&mut scratch, (10, 10)).into_drawing_area();
         let s = style(TICK_PX, HPos::Left, VPos::Center, false);
-        let mut w = width(&area, "retrain on a drop", &s)?;
+        let mut w = 0;
+        for key in [SCHEDULED, ON_DROP] {
+            w = w.max(width(&area, key, &s)?);
+        }
         for c in series {
             w = w.max(width(&area, &c.label, &s)?);
         }
@@ -124,11 +130,11 @@ pub fn retraining(series: &[PolicySeries], y_label: &str) -> Result<String> {
         legend
             .draw(&Circle::new((16, y), 3, grey.filled()))
             .map_err(err)?;
-        text(&legend, "every k slices, or never", (34, y), &s)?;
+        text(&legend, SCHEDULED, (34, y), &s)?;
         legend
             .draw(&TriangleMarker::new((16, y + 16), 5, grey.stroke_width(1)))
             .map_err(err)?;
-        text(&legend, "retrain on a drop", (34, y + 16), &s)?;
+        text(&legend, ON_DROP, (34, y + 16), &s)?;
         Ok(String::new())
     })
 }
