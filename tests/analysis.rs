@@ -1337,3 +1337,45 @@ fn adaptation_anchors_on_the_first_filled_row() {
     assert_eq!(consecutive.len(), 1);
     assert!((consecutive[0] - 0.05).abs() < TOL);
 }
+
+/// Table 9 by hand: the anchor-adaptation score of a self-labelling matrix (anchor 1; row
+/// 0 empty) next to a gold single-slice matrix's, both against row 1, so the gold
+/// matrix's row 0 takes no part.
+#[test]
+fn self_labelling_is_set_against_gold_from_the_same_anchor() {
+    let matrix = |rows: &[&[f64]]| {
+        let mut m = DriftMatrix::new(labels(4), Metric::Accuracy);
+        m.add_seed(0, grid(rows)).unwrap();
+        m
+    };
+    let self_labelled = matrix(&[
+        &[E, E, E, E],
+        &[E, 0.9, 0.8, 0.7],
+        &[E, 0.85, 0.9, 0.75],
+        &[E, 0.8, 0.8, 0.9],
+    ]);
+    let gold = matrix(&[
+        &[0.9, 0.8, 0.7, 0.6],
+        &[0.7, 0.9, 0.8, 0.6],
+        &[0.6, 0.7, 0.95, 0.8],
+        &[0.5, 0.6, 0.7, 0.9],
+    ]);
+    let t = analysis::self_labelling(&self_labelled, &gold, 1).unwrap();
+    // s = 1 < i = 2 < j = 3 is the one pair: 0.75 - 0.7 self-labelled, 0.8 - 0.6 gold.
+    assert_eq!((t.anchor, t.self_labelled.n, t.gold.n), (1, 1, 1));
+    assert_opt(t.self_labelled.score, Some(0.05));
+    assert_opt(t.gold.score, Some(0.2));
+    // The salient cells start at the first filled row too: M_1^2, M_1^3.
+    let cells = analysis::salient_cells(&self_labelled.mean());
+    assert_eq!(
+        (
+            cells.first_on_next,
+            cells.first_on_last,
+            cells.penultimate_on_last
+        ),
+        (Some(0.8), Some(0.7), Some(0.75))
+    );
+    assert!(analysis::self_labelling(&self_labelled, &gold, 4).is_err());
+    let other = DriftMatrix::new(labels(3), Metric::Accuracy);
+    assert!(analysis::self_labelling(&self_labelled, &other, 1).is_err());
+}

@@ -420,4 +420,46 @@ fn finetune_and_self_label_matrices_differ_from_single_where_they_should() {
     // Every row after the anchor has a model and a health record.
     assert_eq!(self_label.health.as_ref().unwrap().len(), 6);
     assert!(self_label.grid.filled().count() == 36);
+
+    // Table 9 from the two runs' folders: the library's score of the two matrices.
+    let folder = |regime: &str| out.path().join(format!("smoke-{regime}/mlp_s"));
+    let output = drift()
+        .arg("summarize")
+        .arg(folder("self-label"))
+        .arg("--gold")
+        .arg(folder("single"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let runs = |regime: &str| {
+        drift::artifacts::load_all(&folder(regime))
+            .unwrap()
+            .remove(0)
+    };
+    let expected =
+        drift::analysis::self_labelling(&runs("self-label").matrix, &runs("single").matrix, 0)
+            .unwrap();
+    assert_eq!(
+        json["self_labelling"],
+        serde_json::to_value(expected).unwrap()
+    );
+    assert_eq!(json["self_labelling"]["anchor"], 0);
+    // Asked of a run that is not self-labelled, --gold says why not.
+    let output = drift()
+        .arg("summarize")
+        .arg(folder("finetune"))
+        .arg("--gold")
+        .arg(folder("single"))
+        .output()
+        .unwrap();
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        message.contains("train finetune, not self-label"),
+        "{message}"
+    );
 }

@@ -26,8 +26,8 @@ pub use robustness::{
 };
 pub use study::{CutoffRanking, ModelAnalysis, SPREAD_CUTOFFS, StudyAnalysis, StudyModel};
 pub use temporal_effects::{
-    SCORES, SalientCells, TemporalEffects, TemporalScore, differences, salient_cells,
-    temporal_effects,
+    SCORES, SalientCells, SelfLabelling, TemporalEffects, TemporalScore, differences,
+    salient_cells, self_labelling, temporal_effects,
 };
 pub use uncertainty::{
     BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, Bootstrap, Interval, PickSpread, SeedSpread, Spread,

@@ -18,8 +18,22 @@ use serde::Serialize;
 use super::wilcoxon::wilcoxon;
 use crate::matrix::{DriftMatrix, Grid};
 
+/// The first row with a filled cell: 0, or a self-labelling matrix's anchor.
+fn first_filled_row(grid: &Grid) -> usize {
+    let k = grid.k();
+    (0..k)
+        .find(|&i| (0..k).any(|j| grid.get(i, j).is_some()))
+        .unwrap_or(0)
+}
+
 /// The four difference vectors of one grid, in the order of [`TemporalEffects`].
 pub fn differences(grid: &Grid) -> [Vec<f64>; 4] {
+    differences_from(grid, first_filled_row(grid))
+}
+
+/// [`differences`] with the adaptation anchor at row `s`: adaptation differences only
+/// for rows after it.
+fn differences_from(grid: &Grid, s: usize) -> [Vec<f64>; 4] {
     let k = grid.k();
     let diff =
         |a: (usize, usize), b: (usize, usize)| Some(grid.get(a.0, a.1)? - grid.get(b.0, b.1)?);
@@ -30,9 +44,6 @@ pub fn differences(grid: &Grid) -> [Vec<f64>; 4] {
             out[1].extend(diff((i, j), (i, i + 1)));
         }
     }
-    let s = (0..k)
-        .find(|&i| (0..k).any(|j| grid.get(i, j).is_some()))
-        .unwrap_or(0);
     for j in 0..k {
         for i in s + 1..j {
             out[2].extend(diff((i, j), (i - 1, j)));
@@ -102,8 +113,17 @@ fn mean(values: &[f64]) -> Option<f64> {
 
 /// The scores on the per-cell mean over seeds, with min and max over per-seed scores.
 pub fn temporal_effects(matrix: &DriftMatrix) -> TemporalEffects {
-    let on_mean = differences(&matrix.mean());
-    let per_seed: Vec<[Vec<f64>; 4]> = matrix.grids().iter().map(differences).collect();
+    effects_from(matrix, first_filled_row(&matrix.mean()))
+}
+
+/// [`temporal_effects`] with the adaptation anchor at row `s`.
+fn effects_from(matrix: &DriftMatrix, s: usize) -> TemporalEffects {
+    let on_mean = differences_from(&matrix.mean(), s);
+    let per_seed: Vec<[Vec<f64>; 4]> = matrix
+        .grids()
+        .iter()
+        .map(|g| differences_from(g, s))
+        .collect();
     let score = |k: usize| {
         let seed_scores: Vec<f64> = per_seed.iter().filter_map(|d| mean(&d[k])).collect();
         TemporalScore {
@@ -122,6 +142,46 @@ pub fn temporal_effects(matrix: &DriftMatrix) -> TemporalEffects {
     }
 }
 
+/// Agarwal & Nenkova's Table 9 for one model: how much retraining on self-labelled
+/// slices adapts, next to what retraining on gold labels does. Both are the adaptation
+/// score against the anchor row, `M_i^j - M_s^j` for `s < i < j`: of a self-labelling
+/// matrix (row `i` trained on gold slice `s` plus slice `i` labelled by the anchor model)
+/// and of a single-slice matrix over the same slices (row `i` trained on gold slice `i`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SelfLabelling {
+    /// The anchor row `s`.
+    pub anchor: usize,
+    /// The self-labelling matrix's anchor-adaptation score.
+    pub self_labelled: TemporalScore,
+    /// The gold-label (single-slice) matrix's.
+    pub gold: TemporalScore,
+}
+
+/// [`SelfLabelling`] of a self-labelling matrix with anchor `anchor` and the gold-label
+/// matrix of the same model; both must share slices and metric.
+pub fn self_labelling(
+    self_labelled: &DriftMatrix,
+    gold: &DriftMatrix,
+    anchor: usize,
+) -> crate::Result<SelfLabelling> {
+    if self_labelled.slices() != gold.slices() || self_labelled.metric() != gold.metric() {
+        return Err(crate::Error::Invalid(
+            "self-labelling and gold matrices must share slices and metric".into(),
+        ));
+    }
+    if anchor >= self_labelled.k() {
+        return Err(crate::Error::Invalid(format!(
+            "anchor {anchor} is not a row of a {}-slice matrix",
+            self_labelled.k()
+        )));
+    }
+    Ok(SelfLabelling {
+        anchor,
+        self_labelled: effects_from(self_labelled, anchor).adaptation_anchor,
+        gold: effects_from(gold, anchor).adaptation_anchor,
+    })
+}
+
 /// The cells Agarwal & Nenkova report beside the scores.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct SalientCells {
@@ -133,10 +193,12 @@ pub struct SalientCells {
     pub penultimate_on_last: Option<f64>,
 }
 
-/// The salient cells of a grid (all `None` with fewer than 2 slices).
+/// The salient cells of a grid (all `None` with fewer than 2 slices), `s` its first
+/// filled row.
 pub fn salient_cells(grid: &Grid) -> SalientCells {
     let k = grid.k();
-    if k < 2 {
+    let s = first_filled_row(grid);
+    if k < 2 || s + 1 >= k {
         return SalientCells {
             first_on_next: None,
             first_on_last: None,
@@ -144,8 +206,8 @@ pub fn salient_cells(grid: &Grid) -> SalientCells {
         };
     }
     SalientCells {
-        first_on_next: grid.get(0, 1),
-        first_on_last: grid.get(0, k - 1),
+        first_on_next: grid.get(s, s + 1),
+        first_on_last: grid.get(s, k - 1),
         penultimate_on_last: grid.get(k - 2, k - 1),
     }
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 
 use super::cell;
-use crate::analysis::{STREAM_K, Summary, summarize_with};
+use crate::analysis::{STREAM_K, SelfLabelling, Summary, summarize_with};
 use crate::artifacts::{ModelRuns, load_all};
 use crate::format;
 use crate::metrics::{Direction, Metric};
@@ -40,6 +40,11 @@ pub struct Args {
     /// Empty the rows of collapsed checkpoints before any analysis (artifacts only).
     #[arg(long)]
     pub exclude_collapsed: bool,
+    /// With a self-label run's folder: the folder of the same model trained on gold labels
+    /// (a `single` run over the same slices). Prints Agarwal & Nenkova's Table 9: the
+    /// anchor-adaptation score of both, against the self-label anchor's row.
+    #[arg(long, value_name = "DIR")]
+    pub gold: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
@@ -96,6 +101,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let summary = summarize_with(&matrix, eval_fix, args.stream_k as usize);
     let collapsed = runs.as_ref().map(collapsed_of);
     let design = design_note(runs.as_ref());
+    let self_labelling = match &args.gold {
+        None => None,
+        Some(gold) => Some(self_labelling_of(&args, runs.as_ref(), &matrix, gold)?),
+    };
     match args.format {
         Format::Json => {
             let out = Output {
@@ -103,6 +112,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 collapsed,
                 collapsed_excluded: args.exclude_collapsed,
                 temporal_effects_design: design,
+                self_labelling,
             };
             println!(
                 "{}",
@@ -111,6 +121,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         Format::Table => {
             print!("{}", table(&summary, &design));
+            if let Some(t) = &self_labelling {
+                print!("{}", self_labelling_table(t, &summary.slices));
+            }
             if let Some(seeds) = &collapsed {
                 print!("{}", collapsed_table(seeds, args.exclude_collapsed));
             }
@@ -130,6 +143,91 @@ struct Output<'a> {
     collapsed_excluded: bool,
     /// Whether the matrix has the design the Agarwal & Nenkova scores assume.
     temporal_effects_design: String,
+    /// With `--gold`: Table 9, self-labelled against gold-label adaptation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    self_labelling: Option<SelfLabelling>,
+}
+
+/// The preset the runs were made from, when its recorded path still holds it (same hash).
+fn preset_of(runs: &ModelRuns) -> Option<crate::preset::LoadedPreset> {
+    let p = runs.provenance.first()?;
+    crate::preset::Preset::load(std::path::Path::new(&p.preset.path))
+        .ok()
+        .filter(|l| l.sha256 == p.preset.sha256)
+}
+
+/// Table 9 of the self-label runs (whose preset gives the anchor) against the gold runs
+/// under `gold`.
+fn self_labelling_of(
+    args: &Args,
+    runs: Option<&ModelRuns>,
+    matrix: &crate::matrix::DriftMatrix,
+    gold: &std::path::Path,
+) -> Result<SelfLabelling> {
+    let invalid = |m: String| crate::Error::Invalid(format!("--gold: {m}"));
+    let runs = runs.ok_or_else(|| {
+        invalid(format!(
+            "{} is a CSV; give the self-label run's artifact folder",
+            args.matrix.display()
+        ))
+    })?;
+    let preset = preset_of(runs).ok_or_else(|| {
+        invalid(format!(
+            "the preset {} of the runs under {} cannot be read with its recorded hash, so \
+             their anchor is unknown",
+            runs.provenance[0].preset.path,
+            args.matrix.display()
+        ))
+    })?;
+    let anchor = preset.preset.regime.anchor().ok_or_else(|| {
+        invalid(format!(
+            "the runs under {} train {}, not self-label",
+            args.matrix.display(),
+            preset.preset.regime.name()
+        ))
+    })?;
+    let gold_args = Args {
+        matrix: gold.to_path_buf(),
+        metric: Some(runs.matrix.metric()),
+        format: args.format,
+        eval_fix: None,
+        stream_k: args.stream_k,
+        exclude_collapsed: false,
+        gold: None,
+    };
+    let gold_runs = model_runs(&gold_args)?;
+    crate::analysis::self_labelling(matrix, &gold_runs.matrix, anchor).map_err(|e| {
+        invalid(format!(
+            "{} and {}: {e}",
+            args.matrix.display(),
+            gold.display()
+        ))
+    })
+}
+
+fn self_labelling_table(t: &SelfLabelling, slices: &[String]) -> String {
+    let line = |name: &str, s: &crate::analysis::TemporalScore| {
+        let p = s.p_value.map_or_else(|| "-".into(), format::p_value);
+        format!(
+            "  {name:<14} {:>9} {p:>8} {:>4} {:>15} {:>15}\n",
+            cell(s.score),
+            s.n,
+            cell(s.min),
+            cell(s.max)
+        )
+    };
+    format!(
+        "\nAgarwal & Nenkova Table 9: adaptation against the anchor row {} (M_i^j - M_s^j)\n  {:<14} {:>9} {:>8} {:>4} {:>15} {:>15}\n{}{}",
+        slices[t.anchor],
+        "labels",
+        "value",
+        "p-value",
+        "n",
+        "min over seeds",
+        "max over seeds",
+        line("self-labelled", &t.self_labelled),
+        line("gold", &t.gold)
+    )
 }
 
 /// What the Agarwal & Nenkova scores of this input mean, from the runs' preset when it can
@@ -137,13 +235,11 @@ struct Output<'a> {
 fn design_note(runs: Option<&ModelRuns>) -> String {
     const DEFINED: &str = "the Agarwal & Nenkova scores are defined for single-slice \
         training on equal-size slices (regime single, downsample)";
-    let Some(p) = runs.and_then(|r| r.provenance.first()) else {
+    let Some(runs) = runs else {
         return format!("{DEFINED}; a CSV does not say how its models were trained");
     };
-    let preset = crate::preset::Preset::load(std::path::Path::new(&p.preset.path))
-        .ok()
-        .filter(|l| l.sha256 == p.preset.sha256);
-    match preset {
+    let p = &runs.provenance[0];
+    match preset_of(runs) {
         None => format!(
             "{DEFINED}; the runs' preset {} could not be read with the recorded hash, so \
              their design is unknown",
