@@ -7,10 +7,12 @@
 //! and the checkpoint's SHA-256, written after the row is scored) and
 //! `<label>.timing.json`; the row's record also holds the checkpoint's health
 //! ([`crate::eval::Health`]). Before any model, the preset's counting baseline
-//! ([`crate::baseline`]) is written beside the models' runs. A rerun reuses every cutoff whose files are there and were
-//! made for the same preset, data, model, seed, device and thread count, so an
-//! interrupted run resumes where it stopped and ends with the same bytes as an
-//! uninterrupted one; work made for anything else is an error, never silently reused.
+//! ([`crate::baseline`]) is written beside the models' runs.
+//!
+//! A rerun reuses every cutoff whose files are there and were made for the same preset,
+//! data, model, seed, device and thread count, so an interrupted run resumes where it
+//! stopped and ends with the same bytes as an uninterrupted one; work made for anything
+//! else is an error, never silently reused.
 //! The fine-tuning regimes start cutoff `i` from cutoff `i-1`'s checkpoint file, and
 //! self-labelling relabels its slices with the anchor checkpoint's predictions (recomputed
 //! from the file on a resume), so a resumed chain trains on what an uninterrupted one did.
@@ -388,8 +390,7 @@ impl SeedRun<'_> {
         let started = Instant::now();
         let (built, checkpoint_sha256, final_loss) = if checkpoint_path.exists() {
             // Trained before an interruption during scoring.
-            let built = train::build(&job)?;
-            let loaded = checkpoint::load(&built.vs, &id, &checkpoint_path)?;
+            let (built, loaded) = self.load_cutoff(work, i)?;
             bar.inc(rows.len() as u64 * epochs);
             (built, loaded.sha256, loaded.final_loss)
         } else {
