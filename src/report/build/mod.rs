@@ -311,6 +311,8 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
                 "model": b.model,
                 "id": scaled(b.overall.id),
                 "future": scaled(b.overall.future),
+                // A constant score under an AUC: 0.5 in every cell.
+                "constant_score": metric == crate::metrics::Metric::MacroAuc,
             })),
             "margin_min": scaled(trained.iter().filter_map(|m| m.margin.and_then(|r| r.future)).reduce(f64::min)),
             "margin_max": scaled(trained.iter().filter_map(|m| m.margin.and_then(|r| r.future)).reduce(f64::max)),
