@@ -7,7 +7,8 @@ use std::path::Path;
 
 use crate::{Error, Result};
 
-/// Writes `bytes` to `path` atomically: a temporary file beside it, synced, then renamed.
+/// Writes `bytes` to `path` atomically: a temporary file beside it
+/// (`.<name>.tmp-<pid>`), synced, then renamed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
@@ -24,10 +25,74 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     })
 }
 
+/// Whether `name` is one of [`write_atomic`]'s temporary files: `.<name>.tmp-<pid>`.
+fn is_temporary(name: &str) -> bool {
+    name.starts_with('.')
+        && name.rsplit_once(".tmp-").is_some_and(|(stem, pid)| {
+            stem.len() > 1 && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
+        })
+}
+
+/// Removes the temporary files a killed [`write_atomic`] left in `dir` (not below it) and
+/// returns how many. Only call it while holding the folder's lock: another process's
+/// write in progress looks the same. A missing folder has none.
+pub fn remove_stale_temporaries(dir: &Path) -> Result<usize> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(Error::io(dir, e)),
+    };
+    let mut removed = 0;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        let name = entry.file_name();
+        if entry.path().is_file() && name.to_str().is_some_and(is_temporary) {
+            remove_if_present(&entry.path())?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
 /// Removes `path`; a file that is already gone is not an error.
 pub fn remove_if_present(path: &Path) -> Result<()> {
     match std::fs::remove_file(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(path, e)),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stale_temporaries_are_removed_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            ".2002.timing.json.tmp-25212",
+            ".matrix.json.tmp-7",
+            "2002.json",
+            ".lock",
+            ".x.tmp-",
+            ".tmp-12",
+            "a.tmp-12",
+        ] {
+            std::fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        assert_eq!(remove_stale_temporaries(dir.path()).unwrap(), 2);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [".lock", ".tmp-12", ".x.tmp-", "2002.json", "a.tmp-12"]
+        );
+        assert_eq!(
+            remove_stale_temporaries(&dir.path().join("absent")).unwrap(),
+            0
+        );
     }
 }

@@ -17,7 +17,8 @@
 //! self-labelling relabels its slices with the anchor checkpoint's predictions (recomputed
 //! from the file on a resume), so a resumed chain trains on what an uninterrupted one did.
 //! `.lock` in the run folder is held (an OS file lock, released when the process ends)
-//! while a process writes there, so two runs cannot write the same folder.
+//! while a process writes there, so two runs cannot write the same folder; holding it, a
+//! run first removes the temporary files of atomic writes a killed run left behind.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -209,6 +210,11 @@ impl SeedRun<'_> {
         let work = dir.join("checkpoints");
         std::fs::create_dir_all(&work).map_err(|e| Error::io(&work, e))?;
         let _lock = lock(&dir)?;
+        // Under the lock no other process writes here: a temporary file is what a killed
+        // run was writing when it died.
+        for folder in [&dir, &work] {
+            crate::files::remove_stale_temporaries(folder)?;
+        }
 
         let slices = &self.plan.timeline.slices;
         let k = slices.len();
