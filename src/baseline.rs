@@ -137,16 +137,7 @@ pub fn baseline_run(loaded: &LoadedPreset, data: &Dataset, plan: &Plan) -> Resul
         // A row without a model (self-labelling, before the anchor) stays empty.
         let training = preset.regime.gold_rows(&plan.splits, i);
         if training.is_empty() {
-            health.push(eval::health(
-                &data.targets,
-                &Outputs {
-                    width: 0,
-                    values: Vec::new(),
-                },
-                &[],
-                &slice.label,
-                None,
-            ));
+            health.push(eval::Health::without_model(&slice.label));
             continue;
         }
         let row = baseline

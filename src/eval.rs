@@ -184,14 +184,9 @@ pub fn health(
     final_loss: Option<f64>,
 ) -> Health {
     let mut h = Health {
-        cutoff: cutoff.to_string(),
         rows: rows.len(),
-        majority_class: None,
-        majority_share: None,
-        prediction_variance: None,
-        target_variance: None,
         final_loss,
-        collapsed: false,
+        ..Health::without_model(cutoff)
     };
     if rows.is_empty() {
         return h;
@@ -237,6 +232,21 @@ pub fn health(
 }
 
 impl Health {
+    /// The record of a cutoff with no model (a self-labelling row before the anchor): no
+    /// rows, no figures, not collapsed.
+    pub fn without_model(cutoff: &str) -> Health {
+        Health {
+            cutoff: cutoff.to_string(),
+            rows: 0,
+            majority_class: None,
+            majority_share: None,
+            prediction_variance: None,
+            target_variance: None,
+            final_loss: None,
+            collapsed: false,
+        }
+    }
+
     /// Whether the figures meet [`COLLAPSE_RULE`] (what `collapsed` must say).
     pub fn meets_collapse_rule(&self) -> bool {
         self.majority_share.is_some_and(|s| s >= COLLAPSED_SHARE)

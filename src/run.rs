@@ -233,13 +233,9 @@ impl SeedRun<'_> {
         for (i, slice) in slices.iter().enumerate() {
             let label = &slice.label;
             let rows = preset.regime.training_rows(&self.plan.splits, i);
-            if rows.is_empty() && preset.regime.trained_slices(i).is_empty() {
+            if preset.regime.trained_slices(i).is_empty() {
                 // No model at this cutoff (self-labelling, before the anchor): an empty row.
-                let none = eval::Outputs {
-                    width: 0,
-                    values: Vec::new(),
-                };
-                health.push(eval::health(&self.data.targets, &none, &[], label, None));
+                health.push(Health::without_model(label));
                 continue;
             }
             bar.set_message(format!(

@@ -31,8 +31,8 @@ pub use temporal_effects::{
 };
 pub use uncertainty::{
     BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, Bootstrap, Interval, PickSpread, SeedSpread, Spread,
-    bootstrap_draws, bootstrap_with, cutoff_spreads, interval, percentile, resampled, seed_spread,
-    ties_with_next,
+    bootstrap_draws, bootstrap_with, cutoff_spreads, interval, mark_ties, percentile, resampled,
+    seed_spread, ties_with_next,
 };
 pub use wilcoxon::{Wilcoxon, wilcoxon};
 pub use wild_time::{EvalFix, EvalStream, STREAM_K, eval_fix, eval_stream, middle_cutoff};

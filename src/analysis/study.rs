@@ -6,11 +6,11 @@ use serde::Serialize;
 
 use super::{
     BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, Bootstrap, Cohort, CutoffRow, Deployment, EvalFix,
-    EvalStream, FamilyRow, ForgettingPoint, ModelCutoffs, Ranked, Robustness, STREAM_K, SeedSpread,
-    Spread, TemporalEffects, bootstrap_draws, bootstrap_with, cohort, cutoff_spreads, deviation,
-    eval_fix, eval_stream, family_averages, forgetting_over_seeds, middle_cutoff, per_cutoff,
-    rank_by_decay, rank_by_future, robustness, seed_spread, simulate, spread_cutoffs,
-    standard_policies, temporal_effects, ties_with_next,
+    EvalStream, FamilyRow, ForgettingPoint, ModelCutoffs, PickSpread, Ranked, Robustness, STREAM_K,
+    SeedSpread, TemporalEffects, bootstrap_draws, bootstrap_with, cohort, cutoff_spreads,
+    deviation, eval_fix, eval_stream, family_averages, forgetting_over_seeds, mark_ties,
+    middle_cutoff, per_cutoff, rank_by_decay, rank_by_future, robustness, seed_spread, simulate,
+    spread_cutoffs, standard_policies, temporal_effects,
 };
 use crate::matrix::{DriftMatrix, Grid, sample_std};
 use crate::metrics::Metric;
@@ -199,25 +199,14 @@ impl StudyAnalysis {
             .collect();
         let mut by_future = rank_by_future(&overall, direction);
         let mut by_decay = rank_by_decay(&overall);
-        let spread_of = |model: &str, f: fn(&SeedSpread) -> Option<Spread>| {
+        let spread_of = |model: &str, pick: PickSpread| {
             analysed
                 .iter()
                 .find(|m| m.model == model)
-                .and_then(|m| f(&m.spread))
+                .and_then(|m| pick(&m.spread))
         };
-        for (ranking, f) in [
-            (
-                &mut by_future,
-                (|s: &SeedSpread| s.future) as fn(&SeedSpread) -> Option<Spread>,
-            ),
-            (&mut by_decay, |s: &SeedSpread| s.decay),
-        ] {
-            let spreads: Vec<Option<Spread>> =
-                ranking.iter().map(|r| spread_of(&r.model, f)).collect();
-            for (r, tied) in ranking.iter_mut().zip(ties_with_next(&spreads)) {
-                r.tied_with_next = tied;
-            }
-        }
+        mark_ties(&mut by_future, |m| spread_of(m, |s| s.future));
+        mark_ties(&mut by_decay, |m| spread_of(m, |s| s.decay));
         // Bootstrap: each model's own draws, seeded by its key; the difference to the
         // best model by future score reuses this model's draws for both.
         let best = by_future
@@ -243,18 +232,12 @@ impl StudyAnalysis {
             .iter()
             .map(|&c| {
                 let mut by_future = rank_by_future(&scores(&|m| m.per_cutoff[c].scores), direction);
-                let spreads: Vec<Option<Spread>> = by_future
-                    .iter()
-                    .map(|r| {
-                        analysed
-                            .iter()
-                            .find(|m| m.model == r.model)
-                            .and_then(|m| m.cutoff_spread[c].future)
-                    })
-                    .collect();
-                for (r, tied) in by_future.iter_mut().zip(ties_with_next(&spreads)) {
-                    r.tied_with_next = tied;
-                }
+                mark_ties(&mut by_future, |model| {
+                    analysed
+                        .iter()
+                        .find(|m| m.model == model)
+                        .and_then(|m| m.cutoff_spread[c].future)
+                });
                 CutoffRanking {
                     cutoff: c,
                     by_future,

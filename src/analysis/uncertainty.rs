@@ -130,6 +130,15 @@ pub fn ties_with_next(spreads: &[Option<Spread>]) -> Vec<bool> {
         .collect()
 }
 
+/// Marks each place of `ranking` tied with the next ([`ties_with_next`]), the seed spread
+/// of each model's ranked value given by `spread_of`.
+pub fn mark_ties(ranking: &mut [super::Ranked], spread_of: impl Fn(&str) -> Option<Spread>) {
+    let spreads: Vec<Option<Spread>> = ranking.iter().map(|r| spread_of(&r.model)).collect();
+    for (r, tied) in ranking.iter_mut().zip(ties_with_next(&spreads)) {
+        r.tied_with_next = tied;
+    }
+}
+
 /// A percentile bootstrap interval.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Interval {

@@ -62,7 +62,7 @@ pub struct Args {
 /// Runs `drift summarize`.
 pub fn run(args: Args) -> Result<ExitCode> {
     let (matrix, runs) = if args.matrix.is_dir() {
-        let runs = model_runs(&args)?;
+        let runs = model_runs(&args.matrix, args.metric)?;
         let matrix = if args.exclude_collapsed {
             runs.matrix.without_rows(|seed, i| runs.collapsed(seed, i))
         } else {
@@ -186,16 +186,7 @@ fn self_labelling_of(
             preset.preset.regime.name()
         ))
     })?;
-    let gold_args = Args {
-        matrix: gold.to_path_buf(),
-        metric: Some(runs.matrix.metric()),
-        format: args.format,
-        eval_fix: None,
-        stream_k: args.stream_k,
-        exclude_collapsed: false,
-        gold: None,
-    };
-    let gold_runs = model_runs(&gold_args)?;
+    let gold_runs = model_runs(gold, Some(runs.matrix.metric()))?;
     crate::analysis::self_labelling(matrix, &gold_runs.matrix, anchor).map_err(|e| {
         invalid(format!(
             "{} and {}: {e}",
@@ -268,9 +259,9 @@ struct SeedCollapsed {
     cutoffs: Option<Vec<String>>,
 }
 
-/// The one model's runs under the folder.
-fn model_runs(args: &Args) -> Result<ModelRuns> {
-    let mut all = load_all(&args.matrix)?;
+/// The one model's runs under `dir`, checked to hold `metric` when one is given.
+fn model_runs(dir: &std::path::Path, metric: Option<Metric>) -> Result<ModelRuns> {
+    let mut all = load_all(dir)?;
     if all.len() != 1 {
         let found: Vec<String> = all
             .iter()
@@ -278,18 +269,18 @@ fn model_runs(args: &Args) -> Result<ModelRuns> {
             .collect();
         return Err(crate::Error::Invalid(format!(
             "{}: expected the runs of one model, found {} ({})",
-            args.matrix.display(),
+            dir.display(),
             all.len(),
             found.join(", ")
         )));
     }
     let runs = all.remove(0);
-    if let Some(metric) = args.metric
+    if let Some(metric) = metric
         && metric != runs.matrix.metric()
     {
         return Err(crate::Error::Invalid(format!(
             "--metric {metric}: the artifacts under {} hold {}",
-            args.matrix.display(),
+            dir.display(),
             runs.matrix.metric()
         )));
     }
