@@ -201,3 +201,13 @@ pub fn write_baseline(
     let run = baseline_run(loaded, data, plan)?;
     artifacts::write_run(out, &run)
 }
+
+/// Loads the data of `loaded`, cuts it as the preset says and writes the preset's baseline
+/// run under `out` (what `drift run` writes before any model; `drift run --baseline-only`
+/// and `drift study` write it alone). Returns its folder.
+pub fn write_for_preset(loaded: &LoadedPreset, out: &Path) -> Result<PathBuf> {
+    let base = loaded.path.parent().unwrap_or(Path::new("."));
+    let data = crate::text::load(&loaded.preset.data, &loaded.preset.data_options, base)?;
+    let plan = loaded.preset.plan(&data)?;
+    write_baseline(loaded, &data, &plan, out)
+}

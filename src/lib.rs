@@ -28,8 +28,11 @@
 //!    run.
 //! 8. [`report`]: the studies with their analyses, and the figures, tables and Typst paper
 //!    that only read them, checked against a manifest.
-//! 9. [`notebook`]: matrices, summaries and figures shown inline in the Jupyter notebooks
-//!    under `notebooks/`; [`cli`]: the `drift` command line.
+//! 9. [`study`]: a studies file as a graph of work items (caches, baselines, runs,
+//!    saliency maps, the paper), each with its state on disk, run in dependency order on
+//!    this machine or as Slurm job arrays.
+//! 10. [`notebook`]: matrices, summaries and figures shown inline in the Jupyter notebooks
+//!     under `notebooks/`; [`cli`]: the `drift` command line.
 //!
 //! Training and evaluation on libtorch live behind the `torch` cargo feature; the Typst
 //! paper and its tables behind `paper` (on by default).
@@ -83,6 +86,7 @@ pub mod report;
 pub mod run;
 pub mod saliency;
 pub mod slices;
+pub mod study;
 pub mod text;
 pub mod train;
 

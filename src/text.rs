@@ -241,6 +241,46 @@ pub fn load(spec: &DataSpec, options: &DataOptions, base: &Path) -> Result<Datas
     Ok(dataset)
 }
 
+/// The text options that [`TextInput::Encoder`] reads; left out to load the raw texts.
+const ENCODER_OPTIONS: [&str; 6] = [
+    "text",
+    "encoder",
+    "encoder_path",
+    "max_tokens",
+    "pooling",
+    "input",
+];
+
+/// For data options with `text = "encoder"`: the encoder settings, and the source's own
+/// options (the text options left out, so [`data::load`] gives the raw texts the cache is
+/// built from); `None` for any other text input. `who` names the preset in errors.
+pub fn encoder_input(
+    who: &str,
+    options: &DataOptions,
+    base: &Path,
+) -> Result<Option<(EncoderText, DataOptions)>> {
+    let opts = Options::new(who, options);
+    let TextInput::Encoder(settings) = TextInput::from_options(&opts, base)? else {
+        return Ok(None);
+    };
+    let mut raw = options.clone();
+    for key in ENCODER_OPTIONS {
+        raw.remove(key);
+    }
+    Ok(Some((settings, raw)))
+}
+
+/// The finished cache `settings` make of the raw `texts` of `source`, if it is built
+/// under `root` (its manifest checked, not its data files).
+pub fn built_cache(
+    settings: &EncoderText,
+    source: &DataSource,
+    texts: &[String],
+    root: &Path,
+) -> Result<Option<Cache>> {
+    Cache::open(root, &settings.spec(source, texts)?)
+}
+
 impl EncoderText {
     /// Reads `encoder`, `encoder_path`, `max_tokens`, `pooling` and `input` (with
     /// `text = "encoder"`); `base` resolves a relative `encoder_path`.

@@ -3,14 +3,13 @@
 //! stale work and tampered checkpoints are refused with clear errors.
 #![cfg(feature = "torch")]
 
-use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Output, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use crate::support::drift;
+use crate::support::{assert_same_tree, drift};
 
 const SMOKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/presets/smoke.toml");
 
@@ -35,36 +34,6 @@ fn run_ok(preset: &str, out: &Path) {
 fn stderr(output: &Output) -> String {
     assert!(!output.status.success(), "the run should have failed");
     String::from_utf8_lossy(&output.stderr).trim().to_string()
-}
-
-/// Every file under `root` except wall times and lock files, by relative path.
-fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    walkdir::WalkDir::new(root)
-        .sort_by_file_name()
-        .into_iter()
-        .map(|e| e.unwrap())
-        .filter(|e| e.file_type().is_file())
-        .filter(|e| {
-            let name = e.file_name().to_string_lossy();
-            !name.ends_with("timing.json") && name != ".lock"
-        })
-        .map(|e| {
-            let rel = e.path().strip_prefix(root).unwrap().to_path_buf();
-            (rel, fs::read(e.path()).unwrap())
-        })
-        .collect()
-}
-
-fn assert_same_tree(a: &Path, b: &Path) {
-    let (ta, tb) = (tree(a), tree(b));
-    assert_eq!(
-        ta.keys().collect::<Vec<_>>(),
-        tb.keys().collect::<Vec<_>>(),
-        "different files"
-    );
-    for (path, bytes) in &ta {
-        assert!(bytes == &tb[path], "{} differs", path.display());
-    }
 }
 
 /// One uninterrupted smoke run, shared by the tests that compare against it.

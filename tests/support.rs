@@ -66,3 +66,38 @@ pub fn glove() -> &'static Glove {
             .unwrap_or_else(|e| panic!("{e} (run `drift data fetch glove`)"))
     })
 }
+
+/// Every file under `root` except wall times, lock files and `drift study`'s own folder
+/// (logs, job records), by relative path: what two runs that should agree must agree on.
+#[cfg(feature = "torch")]
+pub fn tree(root: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(root)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".study")
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy();
+            !name.ends_with("timing.json") && name != ".lock"
+        })
+        .map(|e| {
+            let rel = e.path().strip_prefix(root).unwrap().to_path_buf();
+            (rel, std::fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
+
+/// Asserts that two result folders hold the same files with the same bytes ([`tree`]).
+#[cfg(feature = "torch")]
+pub fn assert_same_tree(a: &std::path::Path, b: &std::path::Path) {
+    let (ta, tb) = (tree(a), tree(b));
+    assert_eq!(
+        ta.keys().collect::<Vec<_>>(),
+        tb.keys().collect::<Vec<_>>(),
+        "different files"
+    );
+    for (path, bytes) in &ta {
+        assert!(bytes == &tb[path], "{} differs", path.display());
+    }
+}

@@ -32,6 +32,7 @@ mod run;
 mod saliency;
 mod split;
 mod stages;
+mod study;
 mod synthetic;
 #[cfg(feature = "paper")]
 mod tables;

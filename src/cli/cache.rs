@@ -4,9 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crate::data::{self, Options};
+use crate::data;
 use crate::preset::Preset;
-use crate::text::{self, Encoding, TextInput};
+use crate::text::{self, Encoding};
 use crate::{Error, Result};
 
 /// Arguments of `drift cache`.
@@ -31,16 +31,6 @@ pub struct Args {
     pub quiet: bool,
 }
 
-/// The text options that [`TextInput::Encoder`] reads; left out to load the raw texts.
-const ENCODER_OPTIONS: [&str; 6] = [
-    "text",
-    "encoder",
-    "encoder_path",
-    "max_tokens",
-    "pooling",
-    "input",
-];
-
 /// Runs `drift cache`.
 pub fn run(args: Args) -> Result<ExitCode> {
     use std::io::IsTerminal;
@@ -49,18 +39,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let preset = &loaded.preset;
     let base = loaded.path.parent().unwrap_or(std::path::Path::new("."));
     let who = args.preset.display().to_string();
-    let opts = Options::new(&who, &preset.data_options);
-    let TextInput::Encoder(settings) = TextInput::from_options(&opts, base)? else {
+    let Some((settings, raw)) = text::encoder_input(&who, &preset.data_options, base)? else {
         return Err(Error::Invalid(format!(
             "{who}: data.options.text is not \"encoder\": this preset reads no encoder cache"
         )));
     };
-    // The same data, with the texts kept raw: the source's own options only (the text
-    // options belong to the text stage, which `data::load` does not run).
-    let mut raw = preset.data_options.clone();
-    for key in ENCODER_OPTIONS {
-        raw.remove(key);
-    }
     #[cfg(feature = "torch")]
     {
         crate::device::set_threads(args.threads)?;

@@ -9,6 +9,7 @@ mod presets;
 mod run;
 mod saliency;
 mod score;
+mod study;
 mod summarize;
 
 use std::process::ExitCode;
@@ -93,6 +94,19 @@ pub enum Command {
     /// cache itself when it can; this command does it ahead of time. Prints the folder,
     /// key, encoder, rows, width and the time taken.
     Cache(cache::Args),
+    /// Run a whole studies file in dependency order, locally in parallel or on Slurm.
+    ///
+    /// Plans every item of the studies (`report/studies.toml` by default): the encoder
+    /// caches, each preset's baseline and its runs (one per model and seed), the model
+    /// listing, the saliency maps the studies ask for and, for the paper's own list, the
+    /// paper. An item is done when its artifact verifies and was made for the preset's
+    /// hash and data as they are now; `--plan` lists every item with its state and an
+    /// estimate from earlier timings. Locally, `--jobs N` runs N items at once (each a
+    /// `drift` process with `--threads` libtorch threads); a killed study resumes. With
+    /// `--executor slurm` each stage becomes one job array (`afterok` on the one
+    /// before), its scripts under `<out>/.study/slurm/`; `--status` asks squeue, and
+    /// submitting again submits only what is missing or failed.
+    Study(study::Args),
 }
 
 /// Runs a parsed command line.
@@ -107,6 +121,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Artifacts(command) => artifacts::run(command),
         Command::Data(command) => data::run(command),
         Command::Cache(args) => cache::run(args),
+        Command::Study(args) => study::run(args),
     }
 }
 

@@ -32,6 +32,9 @@ pub struct Args {
     /// Outputs of the linear probe.
     #[arg(long, default_value_t = 2)]
     pub embedding_outputs: i64,
+    /// Write the listing to this file (atomically) instead of standard output.
+    #[arg(long)]
+    pub output: Option<std::path::PathBuf>,
 }
 
 fn parse_image(s: &str) -> std::result::Result<(i64, i64, i64), String> {
@@ -85,6 +88,7 @@ impl Args {
 
 /// Runs `drift models`.
 pub fn run(args: Args) -> Result<ExitCode> {
+    let mut text = String::new();
     for info in models::registry() {
         let line = format!(
             "{:<14} {:<13} {:<10} {}",
@@ -96,11 +100,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 .unwrap_or(""),
             info.summary
         );
+        text += &line;
         if args.params {
-            println!("{line}  {}", count(info.key, &args.config(info.input))?);
-        } else {
-            println!("{line}");
+            text += &format!("  {}", count(info.key, &args.config(info.input))?);
         }
+        text.push('\n');
+    }
+    match &args.output {
+        Some(path) => crate::files::write_atomic(path, text.as_bytes())?,
+        None => print!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
 }

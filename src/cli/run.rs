@@ -29,6 +29,18 @@ pub struct Args {
     /// No progress bars.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Write only the preset's counting baseline (which every run writes first) and stop;
+    /// it needs no libtorch.
+    #[arg(long, conflicts_with_all = ["models", "seeds"])]
+    pub baseline_only: bool,
+}
+
+/// `--baseline-only`: the baseline's folder.
+fn baseline_only(args: &Args) -> Result<ExitCode> {
+    let loaded = crate::preset::Preset::load(&args.preset)?;
+    let dir = crate::baseline::write_for_preset(&loaded, &args.out)?;
+    println!("{}", dir.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Runs `drift run`.
@@ -36,6 +48,9 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     use std::io::IsTerminal;
 
+    if args.baseline_only {
+        return baseline_only(&args);
+    }
     let loaded = crate::preset::Preset::load(&args.preset)?;
     let options = crate::run::RunOptions {
         out: args.out,
@@ -54,6 +69,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
 /// Runs `drift run`.
 #[cfg(not(feature = "torch"))]
 pub fn run(args: Args) -> Result<ExitCode> {
+    if args.baseline_only {
+        return baseline_only(&args);
+    }
     Err(crate::Error::Invalid(format!(
         "cannot run {}: this drift was built without libtorch; build it with \
          `eval \"$(scripts/libtorch-env)\" && cargo build --release --features torch`",

@@ -42,6 +42,28 @@ pub struct StudySpec {
     /// default) or leave those rows empty (`exclude`); the paper says which.
     #[serde(default)]
     pub collapsed: Collapsed,
+    /// The saliency maps `drift study` draws for this study (none by default).
+    #[serde(default)]
+    pub saliency: Vec<SaliencySpec>,
+}
+
+/// Saliency maps to draw (`[[studies.saliency]]`): one per model, seed and cutoff of one
+/// preset's runs, each on the same slice.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SaliencySpec {
+    /// The preset whose runs are explained.
+    pub preset: String,
+    /// Its models (registry keys).
+    pub models: Vec<String>,
+    /// Its seeds.
+    pub seeds: Vec<u64>,
+    /// Labels of the checkpoints' cutoff slices.
+    pub cutoffs: Vec<String>,
+    /// Label of the slice whose images are explained.
+    pub slice: String,
+    /// How many images of that slice's evaluation set each map averages.
+    pub count: usize,
 }
 
 /// What a study's analyses do with the rows of collapsed checkpoints.
@@ -131,6 +153,26 @@ pub fn read_specs(path: &Path) -> Result<Vec<StudySpec>> {
                 path: path.to_path_buf(),
                 message: format!("studies[{i}].presets: needs at least one preset"),
             });
+        }
+        for (j, m) in s.saliency.iter().enumerate() {
+            let problem = if !s.presets.contains(&m.preset) {
+                Some(format!(
+                    "preset {:?} is not one of the study's presets",
+                    m.preset
+                ))
+            } else if m.models.is_empty() || m.seeds.is_empty() || m.cutoffs.is_empty() {
+                Some("needs at least one model, seed and cutoff".to_string())
+            } else if m.count == 0 {
+                Some("count must be at least 1".to_string())
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                return Err(Error::Preset {
+                    path: path.to_path_buf(),
+                    message: format!("studies[{i}].saliency[{j}]: {problem}"),
+                });
+            }
         }
     }
     Ok(file.studies)

@@ -1,0 +1,199 @@
+//! `drift study`: plan a studies file's work and run it, locally or on Slurm.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::study::{self, Plan, Rerun, Setup, local, slurm};
+use crate::{Error, Result};
+
+/// Where the items run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Executor {
+    /// On this machine, `--jobs` at a time.
+    #[default]
+    Local,
+    /// As Slurm job arrays, one per stage.
+    Slurm,
+}
+
+/// Arguments of `drift study`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The studies file.
+    #[arg(default_value = "report/studies.toml")]
+    pub studies: PathBuf,
+    /// Root of the artifact folders, as for `drift run`.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// The folder of the preset files (`<presets>/<name>.toml`).
+    #[arg(long, default_value = "presets")]
+    pub presets: PathBuf,
+    /// Print every item with its state and estimated cost, and run nothing.
+    #[arg(long, conflicts_with = "status")]
+    pub plan: bool,
+    /// Print every item's state from the disk and, for submitted items, from squeue.
+    #[arg(long)]
+    pub status: bool,
+    /// Redo results that exist: `stale` ones (made for another preset or data, or
+    /// damaged), or `all`. By default stale results are an error, never reused.
+    #[arg(long, value_enum, default_value_t = Rerun::None)]
+    pub rerun: Rerun,
+    /// Where to run.
+    #[arg(long, value_enum, default_value_t = Executor::Local)]
+    pub executor: Executor,
+    /// Local: items at once.
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// Local: libtorch threads of each item (results are bit-identical only for the
+    /// same count). On Slurm each task uses `--cpus`.
+    #[arg(long, default_value_t = 1)]
+    pub threads: u32,
+    /// Local: the device of every run (`cpu`, `auto`, `cuda`, `cuda:N`). On Slurm, `cuda`
+    /// with `--gpus`, else `cpu`.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+    /// Slurm: `--partition`.
+    #[arg(long)]
+    pub partition: Option<String>,
+    /// Slurm: `--time` of each task, e.g. `2:00:00`.
+    #[arg(long)]
+    pub time: Option<String>,
+    /// Slurm: CPUs per task, which is also its libtorch thread count.
+    #[arg(long, default_value_t = 1)]
+    pub cpus: u32,
+    /// Slurm: `--mem` of each task, e.g. `8G`.
+    #[arg(long)]
+    pub mem: Option<String>,
+    /// Slurm: GPUs per task.
+    #[arg(long, default_value_t = 0)]
+    pub gpus: u32,
+    /// Slurm: at most this many tasks of an array at once (`--array=...%N`).
+    #[arg(long)]
+    pub max_parallel: Option<u32>,
+    /// Slurm: print the scripts and their plan files, and submit nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Leave the paper out of the plan.
+    #[arg(long)]
+    pub no_report: bool,
+    /// The paper item rewrites `checksums/` (`build-report --update`) instead of checking
+    /// against it.
+    #[arg(long)]
+    pub update_report: bool,
+    /// No progress bars.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Runs `drift study`.
+pub fn run(args: Args) -> Result<ExitCode> {
+    let setup = Setup {
+        report: cfg!(feature = "paper")
+            && !args.no_report
+            && study::is_the_papers(&args.studies, &args.out),
+        studies: args.studies.clone(),
+        presets: args.presets.clone(),
+        out: args.out.clone(),
+        update_report: args.update_report,
+    };
+    let plan = Plan::new(&setup)?;
+    if args.status {
+        return status(&plan);
+    }
+    if args.plan {
+        // A listing never fails on stale items: it is how one finds them.
+        let selected = plan
+            .selected(args.rerun)
+            .or_else(|_| plan.selected(Rerun::Stale))?;
+        print!("{}", plan.describe(&selected));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let selected = plan.selected(args.rerun)?;
+    let drift = std::env::current_exe().map_err(|e| Error::io(std::path::Path::new("drift"), e))?;
+    match args.executor {
+        Executor::Local => {
+            if selected.is_empty() {
+                println!("drift study: all {} items done", plan.items.len());
+                return Ok(ExitCode::SUCCESS);
+            }
+            if !args.dry_run {
+                plan.clear(&selected, args.rerun)?;
+            }
+            let options = local::Options {
+                jobs: args.jobs,
+                threads: args.threads,
+                device: args.device,
+                progress: !args.quiet && std::io::stderr().is_terminal(),
+                drift,
+            };
+            eprintln!(
+                "drift study: {} of {} items to run, {} at a time",
+                selected.len(),
+                plan.items.len(),
+                options.jobs.max(1)
+            );
+            let outcome = local::execute(&plan, &selected, &options)?;
+            println!(
+                "drift study: {} done, {} failed, {} not run",
+                outcome.done.len(),
+                outcome.failed.len(),
+                outcome.skipped.len()
+            );
+            for (id, how) in &outcome.failed {
+                println!("failed  {id}: {how}");
+            }
+            Ok(if outcome.failed.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        Executor::Slurm => {
+            let options = slurm::Options {
+                partition: args.partition,
+                time: args.time,
+                cpus: args.cpus,
+                mem: args.mem,
+                gpus: args.gpus,
+                max_parallel: args.max_parallel,
+                drift,
+            };
+            if args.dry_run {
+                let n = slurm::read_jobs(&plan)?.submissions.len() + 1;
+                for s in slurm::scripts(&plan, &selected, &options, n)? {
+                    println!("# {}\n{}", s.path.display(), s.text);
+                    println!("# {}\n{}", s.tasks_path.display(), s.tasks);
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            plan.clear(&selected, args.rerun)?;
+            let jobs = slurm::submit(&plan, &selected, &options)?;
+            if jobs.is_empty() {
+                println!("drift study: nothing to submit (every item is done, queued or running)");
+            }
+            for job in &jobs {
+                println!(
+                    "submitted {} job {} ({} task(s))",
+                    job.stage.name(),
+                    job.id,
+                    job.items.len()
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn status(plan: &Plan) -> Result<ExitCode> {
+    let states = slurm::status(plan)?;
+    let width = plan.items.iter().map(|i| i.id.len()).max().unwrap_or(0);
+    let mut counts = std::collections::BTreeMap::<&str, usize>::new();
+    for (item, (state, detail)) in plan.items.iter().zip(&states) {
+        println!("{:<width$}  {state:<7}  {detail}", item.id);
+        *counts.entry(state.as_str()).or_default() += 1;
+    }
+    let tally: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    println!("{} items: {}", plan.items.len(), tally.join(", "));
+    Ok(ExitCode::SUCCESS)
+}

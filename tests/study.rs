@@ -1,0 +1,347 @@
+//! `drift study` end to end on the smoke study (`tests/fixtures/smoke-study.toml`): the
+//! plan and its states, a local run killed and restarted to the same bytes, stale results
+//! refused until `--rerun stale`, the Slurm scripts, and a real one-node Slurm
+//! (`scripts/slurm-env`) giving the local bytes, reporting a failed task, not running its
+//! `afterok` dependents and resubmitting only what is missing.
+#![cfg(feature = "torch")]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use crate::support::{assert_same_tree, stderr, stdout};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// A folder holding `presets/` (the smoke presets, and any written by the test) and
+/// `studies.toml`, the working folder of every `drift study` of a test.
+fn study_folder(presets: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("presets")).unwrap();
+    for name in ["smoke-single", "smoke-finetune"] {
+        fs::copy(
+            format!("{ROOT}/presets/{name}.toml"),
+            dir.path().join(format!("presets/{name}.toml")),
+        )
+        .unwrap();
+    }
+    let studies = fs::read_to_string(format!("{ROOT}/tests/fixtures/smoke-study.toml")).unwrap();
+    let studies = studies.replace(
+        r#"presets = ["smoke-single", "smoke-finetune"]"#,
+        &format!("presets = {presets:?}"),
+    );
+    fs::write(dir.path().join("studies.toml"), studies).unwrap();
+    dir
+}
+
+fn drift_in(dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_drift"));
+    command.current_dir(dir).env("OMP_WAIT_POLICY", "passive");
+    command
+}
+
+fn study(dir: &Path, args: &[&str]) -> Output {
+    drift_in(dir)
+        .arg("study")
+        .arg("studies.toml")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn study_ok(dir: &Path, args: &[&str]) -> String {
+    let output = study(dir, args);
+    assert!(
+        output.status.success(),
+        "drift study {args:?}: {}{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    stdout(&output)
+}
+
+/// The smoke study run locally, one item at a time, uninterrupted: what every other run
+/// of it must equal byte for byte.
+fn reference() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = study_folder(&["smoke-single", "smoke-finetune"]);
+        let printed = study_ok(dir.path(), &["--jobs", "1", "--out", "results", "-q"]);
+        assert!(printed.contains("8 done, 0 failed, 0 not run"), "{printed}");
+        dir
+    })
+    .path()
+}
+
+/// The `--plan` line of `item`: its state and detail.
+fn plan_line<'a>(plan: &'a str, item: &str) -> &'a str {
+    plan.lines()
+        .find(|l| l.split_whitespace().any(|w| w == item))
+        .unwrap_or_else(|| panic!("no item {item} in:\n{plan}"))
+}
+
+#[test]
+fn a_killed_local_study_resumes_to_the_bytes_of_an_uninterrupted_one() {
+    let reference = reference();
+    let plan = study_ok(reference, &["--plan"]);
+    assert!(plan.contains("8 items (8 done); 0 to run"), "{plan}");
+    for item in [
+        "baseline/smoke-single",
+        "run/smoke-finetune/mlp_s/seed-1",
+        "models",
+        "saliency/smoke-single/mlp_s/seed-0/2001-on-2005",
+    ] {
+        assert!(plan_line(&plan, item).contains(" done "), "{plan}");
+    }
+    assert!(
+        study_ok(reference, &[]).contains("all 8 items done"),
+        "a finished study runs nothing"
+    );
+
+    // Two at a time, killed (SIGKILL) once a run has scored its second cutoff.
+    let dir = study_folder(&["smoke-single", "smoke-finetune"]);
+    let mut child = drift_in(dir.path())
+        .args(["study", "studies.toml", "--jobs", "2", "-q"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let marker = dir
+        .path()
+        .join("results/smoke-single/mlp_s/seed-0/checkpoints/2001.json");
+    while !marker.exists() {
+        assert!(child.try_wait().unwrap().is_none(), "the study ended early");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let plan = study_ok(dir.path(), &["--plan"]);
+    assert!(
+        plan_line(&plan, "saliency/smoke-single/mlp_s/seed-0/2001-on-2005").contains("missing"),
+        "{plan}"
+    );
+    // Its children died with it: a survivor would hold a run's lock and fail this.
+    let printed = study_ok(dir.path(), &["--jobs", "2", "-q"]);
+    assert!(printed.contains("0 failed"), "{printed}");
+    assert_same_tree(&reference.join("results"), &dir.path().join("results"));
+
+    // A changed preset makes its results stale: listed with the reason, refused, redone
+    // only when asked, and only those.
+    let preset = dir.path().join("presets/smoke-finetune.toml");
+    let text = fs::read_to_string(&preset).unwrap();
+    fs::write(&preset, text.replace("epochs = 3", "epochs = 2")).unwrap();
+    let plan = study_ok(dir.path(), &["--plan"]);
+    for item in ["baseline/smoke-finetune", "run/smoke-finetune/mlp_s/seed-0"] {
+        let line = plan_line(&plan, item);
+        assert!(
+            line.contains("stale") && line.contains("made for preset hash"),
+            "{plan}"
+        );
+    }
+    assert!(plan_line(&plan, "run/smoke-single/mlp_s/seed-0").contains(" done "));
+    let refused = study(dir.path(), &[]);
+    assert!(!refused.status.success());
+    let message = stderr(&refused);
+    assert!(
+        message.contains("3 item(s)") && message.contains("--rerun stale"),
+        "{message}"
+    );
+    assert!(
+        message.contains("run/smoke-finetune/mlp_s/seed-1"),
+        "{message}"
+    );
+    let single = dir
+        .path()
+        .join("results/smoke-single/mlp_s/seed-0/run.json");
+    let before = fs::metadata(&single).unwrap().modified().unwrap();
+    let printed = study_ok(dir.path(), &["--rerun", "stale", "-q"]);
+    assert!(printed.contains("3 done, 0 failed"), "{printed}");
+    assert_eq!(fs::metadata(&single).unwrap().modified().unwrap(), before);
+    let plan = study_ok(dir.path(), &["--plan"]);
+    assert!(plan.contains("8 items (8 done)"), "{plan}");
+}
+
+#[test]
+fn the_slurm_scripts_map_array_tasks_to_plan_lines() {
+    let dir = study_folder(&["smoke-single", "smoke-finetune"]);
+    let printed = study_ok(
+        dir.path(),
+        &[
+            "--executor",
+            "slurm",
+            "--dry-run",
+            "--max-parallel",
+            "3",
+            "--cpus",
+            "2",
+            "--time",
+            "1:00:00",
+            "--partition",
+            "debug",
+        ],
+    );
+    for line in [
+        "#SBATCH --array=0-6%3",
+        "#SBATCH --cpus-per-task=2",
+        "#SBATCH --time=1:00:00",
+        "#SBATCH --partition=debug",
+        "#SBATCH --array=0-0%3",
+        "task=\"$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\"",
+        "run presets/smoke-single.toml --models mlp_s --seeds 1 --out results --device cpu \
+         --threads \"$SLURM_CPUS_PER_TASK\" --quiet",
+        "saliency results/smoke-single/mlp_s/seed-0 --cutoff 2001 --slice 2005 --count 8",
+    ] {
+        assert!(printed.contains(line), "no {line:?} in:\n{printed}");
+    }
+    assert!(
+        !dir.path().join("results").exists(),
+        "a dry run writes nothing"
+    );
+}
+
+/// Starts the one-node Slurm; `None` (with the reason printed) where it cannot run.
+fn slurm() -> Option<()> {
+    static UP: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+    let up = UP.get_or_init(|| {
+        let out = Command::new(format!("{ROOT}/scripts/slurm-env"))
+            .arg("start")
+            .output()
+            .unwrap();
+        match out.status.code() {
+            Some(0) => Ok(()),
+            Some(3) => Err(stdout(&out)),
+            _ => panic!("scripts/slurm-env start: {}{}", stdout(&out), stderr(&out)),
+        }
+    });
+    match up {
+        Ok(()) => Some(()),
+        Err(why) => {
+            eprintln!("skipped: {}", why.trim());
+            None
+        }
+    }
+}
+
+/// `drift study --status` once no task is queued or running.
+fn settled_status(dir: &Path) -> String {
+    // A guard against a hung cluster, not a speed check.
+    let deadline = Instant::now() + Duration::from_secs(900);
+    loop {
+        let status = study_ok(dir, &["--status"]);
+        let busy = status
+            .lines()
+            .any(|l| l.contains(" queued ") || l.contains(" running "));
+        if !busy {
+            return status;
+        }
+        assert!(Instant::now() < deadline, "Slurm did not finish:\n{status}");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+fn submitted_items(dir: &Path) -> Vec<Vec<String>> {
+    let jobs: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.join("results/.study/slurm/jobs.json")).unwrap())
+            .unwrap();
+    jobs["submissions"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|job| {
+            job["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i.as_str().unwrap().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_slurm_study_gives_the_local_bytes_and_resubmits_only_what_did_not_finish() {
+    let Some(()) = slurm() else { return };
+    let reference = reference();
+    let dir = study_folder(&["smoke-single", "smoke-finetune"]);
+    let printed = study_ok(dir.path(), &["--executor", "slurm", "--max-parallel", "2"]);
+    assert!(printed.contains("submitted runs job"), "{printed}");
+    assert!(printed.contains("submitted saliency job"), "{printed}");
+    let status = settled_status(dir.path());
+    assert!(status.ends_with("8 items: 8 done\n"), "{status}");
+    assert_same_tree(&reference.join("results"), &dir.path().join("results"));
+    let again = study_ok(dir.path(), &["--executor", "slurm"]);
+    assert!(again.contains("nothing to submit"), "{again}");
+
+    // A preset whose loss diverges: its task fails, the saliency array waiting on the
+    // runs (afterok) never runs.
+    let dir = study_folder(&["smoke-single", "smoke-diverge"]);
+    let single = fs::read_to_string(dir.path().join("presets/smoke-single.toml")).unwrap();
+    let diverge = single
+        .replace(r#"name = "smoke-single""#, r#"name = "smoke-diverge""#)
+        .replace("seeds = [0, 1]", "seeds = [0]");
+    let preset = dir.path().join("presets/smoke-diverge.toml");
+    fs::write(
+        &preset,
+        diverge.replace("learning_rate = 1e-3", "learning_rate = 1e30"),
+    )
+    .unwrap();
+    study_ok(dir.path(), &["--executor", "slurm"]);
+    let status = settled_status(dir.path());
+    let failed = plan_line(&status, "run/smoke-diverge/mlp_s/seed-0");
+    assert!(
+        failed.contains(" failed ") && failed.contains("FAILED"),
+        "{status}"
+    );
+    let saliency = plan_line(&status, "saliency/smoke-single/mlp_s/seed-0/2001-on-2005");
+    assert!(
+        saliency.contains("missing") && saliency.contains("not run: a job it needs failed"),
+        "{status}"
+    );
+    assert!(plan_line(&status, "run/smoke-single/mlp_s/seed-1").contains(" done "));
+    assert!(
+        !dir.path()
+            .join("results/smoke-single/mlp_s/seed-0/saliency")
+            .exists()
+    );
+
+    // Fixed, resubmitted: the failed run and the map that waited on it go again, with the
+    // diverging preset's baseline, which records the preset's hash and so is stale now;
+    // nothing of smoke-single is rerun.
+    fs::write(&preset, &diverge).unwrap();
+    let plan = study_ok(dir.path(), &["--plan"]);
+    assert!(
+        plan_line(&plan, "baseline/smoke-diverge").contains("stale"),
+        "{plan}"
+    );
+    let single_run = dir
+        .path()
+        .join("results/smoke-single/mlp_s/seed-0/run.json");
+    let before = fs::metadata(&single_run).unwrap().modified().unwrap();
+    study_ok(dir.path(), &["--executor", "slurm", "--rerun", "stale"]);
+    assert_eq!(
+        submitted_items(dir.path()),
+        vec![
+            vec![
+                "baseline/smoke-diverge".to_string(),
+                "run/smoke-diverge/mlp_s/seed-0".to_string()
+            ],
+            vec!["saliency/smoke-single/mlp_s/seed-0/2001-on-2005".to_string()],
+        ]
+    );
+    let status = settled_status(dir.path());
+    assert!(status.ends_with("7 items: 7 done\n"), "{status}");
+    assert_eq!(
+        fs::metadata(&single_run).unwrap().modified().unwrap(),
+        before
+    );
+    let map: PathBuf = dir
+        .path()
+        .join("results/smoke-single/mlp_s/seed-0/saliency/2001-on-2005.json");
+    assert!(map.exists());
+}
