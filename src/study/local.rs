@@ -188,12 +188,20 @@ pub fn execute(plan: &Plan, selected: &[usize], options: &Options) -> Result<Out
                 })
             })
             .collect();
-        // Items that others wait for first, then the longest: a map waiting on one run
-        // does not end up alone at the end.
+        // Items that others wait for first, then the longest (runs and caches before the
+        // quick baselines, listing and maps when nothing was timed yet): a map waiting on
+        // one run does not end up alone at the end, and short items fill the last gaps.
         ready.sort_by(|&a, &b| {
-            let key = |i: usize| (dependents[i], plan.items[i].estimate.unwrap_or(0.0));
+            let key = |i: usize| {
+                let item = &plan.items[i];
+                let long = matches!(item.work, Work::Run { .. } | Work::Cache { .. });
+                (dependents[i], item.estimate.unwrap_or(0.0), long)
+            };
             let (ka, kb) = (key(a), key(b));
-            kb.0.cmp(&ka.0).then(kb.1.total_cmp(&ka.1)).then(a.cmp(&b))
+            kb.0.cmp(&ka.0)
+                .then(kb.1.total_cmp(&ka.1))
+                .then(kb.2.cmp(&ka.2))
+                .then(a.cmp(&b))
         });
         ready.truncate(jobs.saturating_sub(running));
         for i in ready {
