@@ -30,6 +30,7 @@ const ORDER: &[&str] = &[
     "run",
     "saliency",
     "report",
+    "study",
     "notebook",
     "cli",
 ];
