@@ -15,7 +15,7 @@ use crate::data::{DataOptions, DataSpec, Dataset};
 use crate::metrics::Metric;
 use crate::slices::{
     Regime, Scheme, SliceSplit, SlicingConfig, SplitConfig, Stratify, Timeline, Timestamp,
-    downsample_slices, slice_rows, split_slice,
+    cap_slices, downsample_slices, slice_rows, split_slice,
 };
 use crate::train::{Loss, Optimizer, TrainConfig};
 use crate::{Error, Result};
@@ -59,6 +59,10 @@ pub struct Preset {
     pub split: SplitConfig,
     /// Down-sample every slice to the smallest one before splitting.
     pub downsample: bool,
+    /// Cap every slice at this many rows before splitting (`split.max_rows`); left out of
+    /// the canonical JSON when unset, so presets without it keep their hash.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_rows: Option<usize>,
     /// Which slices each cutoff trains on.
     pub regime: Regime,
     /// Training seeds.
@@ -111,6 +115,9 @@ impl Preset {
         }
         if self.downsample {
             downsample_slices(&mut timeline.slices, self.split.seed);
+        }
+        if let Some(size) = self.max_rows {
+            cap_slices(&mut timeline.slices, self.split.seed, size);
         }
         let splits = timeline
             .slices
@@ -341,6 +348,7 @@ struct RawSplit {
     stratify: Option<StratifyName>,
     #[serde(default)]
     downsample: bool,
+    max_rows: Option<PositiveInt>,
 }
 
 #[derive(Deserialize, Clone, Copy)]
@@ -577,6 +585,7 @@ impl RawPreset {
             slicing,
             split,
             downsample: self.split.downsample,
+            max_rows: self.split.max_rows.map(|n| n.0 as usize),
             regime,
             seeds,
             metric: self.metric,

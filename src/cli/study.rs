@@ -26,9 +26,10 @@ pub struct Args {
     /// Root of the artifact folders, as for `drift run`.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
-    /// The folder of the preset files (`<presets>/<name>.toml`).
-    #[arg(long, default_value = "presets")]
-    pub presets: PathBuf,
+    /// The folder of the preset files (`<presets>/<name>.toml`) [default: the studies
+    /// file's `presets`, else `presets`].
+    #[arg(long)]
+    pub presets: Option<PathBuf>,
     /// Print every item with its state and estimated cost, and run nothing.
     #[arg(long, conflicts_with = "status")]
     pub plan: bool,
@@ -93,7 +94,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
             && !args.no_report
             && study::is_the_papers(&args.studies, &args.out),
         studies: args.studies.clone(),
-        presets: args.presets.clone(),
+        presets: match &args.presets {
+            Some(dir) => dir.clone(),
+            None => crate::report::study::read_studies(&args.studies)?
+                .presets
+                .unwrap_or_else(|| PathBuf::from("presets")),
+        },
         out: args.out.clone(),
         update_report: args.update_report,
     };

@@ -24,8 +24,13 @@ use crate::{Error, Result};
 /// `report/studies.toml`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct StudiesFile {
-    studies: Vec<StudySpec>,
+pub struct StudiesFile {
+    /// The folder of the studies' preset files (`<presets>/<name>.toml`), relative to the
+    /// repository root; `drift study` reads presets from there unless `--presets` says
+    /// otherwise (default `presets`).
+    pub presets: Option<std::path::PathBuf>,
+    /// The studies, in the paper's order.
+    pub studies: Vec<StudySpec>,
 }
 
 /// One study as configured: a section of the paper built from some presets' runs.
@@ -129,6 +134,11 @@ impl Design {
 
 /// Reads the study list.
 pub fn read_specs(path: &Path) -> Result<Vec<StudySpec>> {
+    Ok(read_studies(path)?.studies)
+}
+
+/// Reads the studies file: the study list and where its presets live.
+pub fn read_studies(path: &Path) -> Result<StudiesFile> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let file: StudiesFile = toml::from_str(&text).map_err(|e| Error::Preset {
         path: path.to_path_buf(),
@@ -175,7 +185,7 @@ pub fn read_specs(path: &Path) -> Result<Vec<StudySpec>> {
             }
         }
     }
-    Ok(file.studies)
+    Ok(file)
 }
 
 /// Loads every study's runs from `<root>/<results>`: each run through the checked artifact

@@ -14,6 +14,6 @@ mod timestamp;
 pub use regime::{EvalPart, Regime};
 pub(crate) use scheme::parse_label;
 pub use scheme::{DroppedSlice, Scheme, Slice, SlicingConfig, Timeline, slice_rows};
-pub use split::{SliceSplit, SplitConfig, Stratify, downsample_slices, split_slice};
+pub use split::{SliceSplit, SplitConfig, Stratify, cap_slices, downsample_slices, split_slice};
 pub(crate) use split::{shuffle, stream, uniform};
 pub use timestamp::Timestamp;

@@ -200,13 +200,19 @@ fn test_quotas(classes: &[Vec<usize>], n_test: usize) -> Vec<usize> {
 }
 
 /// Equal-size slices (Agarwal & Nenkova): every slice is down-sampled, before splitting,
-/// to the row count of the smallest slice. Each slice keeps the first rows of a shuffle
-/// by its own stream `SHA-256("drift-downsample-v1:{seed}:{label}")`, sorted ascending.
+/// to the row count of the smallest slice, as [`cap_slices`] does.
 pub fn downsample_slices(slices: &mut [Slice], seed: u64) {
-    let Some(size) = slices.iter().map(|s| s.rows.len()).min() else {
-        return;
-    };
-    for slice in slices {
+    if let Some(size) = slices.iter().map(|s| s.rows.len()).min() {
+        cap_slices(slices, seed, size);
+    }
+}
+
+/// Caps every slice at `size` rows before splitting (`split.max_rows`): a larger slice
+/// keeps the first `size` rows of a shuffle by its own stream
+/// `SHA-256("drift-downsample-v1:{seed}:{label}")`, sorted ascending; a slice at or
+/// under `size` keeps every row.
+pub fn cap_slices(slices: &mut [Slice], seed: u64, size: usize) {
+    for slice in slices.iter_mut().filter(|s| s.rows.len() > size) {
         let mut rng = stream("drift-downsample-v1", seed, &slice.label);
         shuffle(&mut rng, &mut slice.rows);
         slice.rows.truncate(size);
