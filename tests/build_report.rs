@@ -45,6 +45,19 @@ key = "mlp_s"
 family = "dense"
 "#;
 
+/// One claim about the tiny study: `cnn_s` (the first model, 0.02 above `mlp_s` in every
+/// cell) leads in distribution.
+const TINY_CLAIMS: &str = r#"
+[[claims]]
+name = "cnn-leads-in-distribution"
+says = "cnn_s scores higher in distribution than mlp_s."
+check = "largest"
+quantities = [
+  { study = "tiny", model = "cnn_s", stat = "id" },
+  { study = "tiny", model = "mlp_s", stat = "id" },
+]
+"#;
+
 /// Two models, two seeds, four slices of one study.
 fn study(root: &Path) {
     fs::create_dir_all(root.join("report")).unwrap();
@@ -52,12 +65,16 @@ fn study(root: &Path) {
     fs::write(root.join("presets/tiny.toml"), TINY).unwrap();
     let preset_sha256 = drift::preset::Preset::parse(TINY).unwrap().content_hash();
     fs::create_dir_all(root.join("results")).unwrap();
-    // The committed paper template, and a model listing as `drift models --params` writes.
-    fs::copy(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/report/paper.typ"),
-        root.join("report/paper.typ"),
-    )
-    .unwrap();
+    // The committed paper template with its partials and bibliography, a claim about this
+    // study, and a model listing as `drift models --params` writes.
+    for entry in fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/report")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if name.ends_with(".typ") || name.ends_with(".bib") {
+            fs::copy(&path, root.join("report").join(name)).unwrap();
+        }
+    }
+    fs::write(root.join("report/claims.toml"), TINY_CLAIMS).unwrap();
     fs::write(
         root.join("results/models.txt"),
         "mlp_s          mlp           image      Flatten -> Linear+ReLU (32) -> Linear  98402\n\
@@ -66,7 +83,7 @@ fn study(root: &Path) {
     .unwrap();
     fs::write(
         root.join("report/studies.toml"),
-        "[[studies]]\nname = \"tiny\"\ntitle = \"Tiny\"\npresets = [\"tiny\"]\n",
+        "[[studies]]\nname = \"tiny\"\ntitle = \"Tiny\"\npresets = [\"tiny\"]\ngroup = \"small\"\n",
     )
     .unwrap();
     let slices: Vec<String> = ["2001", "2002", "2003", "2004"].map(String::from).to_vec();
@@ -180,7 +197,7 @@ fn a_build_verifies_and_a_second_run_changes_no_byte() {
     let first = outputs(root);
     for file in [
         "figures/tiny/cnn_s-raw.svg",
-        "figures/cohort-means.svg",
+        "figures/cohort-means-small.svg",
         "figures/tiny/temporal-effects.svg",
         "figures/tiny/saliency.svg",
         "report/build/tables/tiny-robustness.typ",
@@ -353,5 +370,44 @@ fn a_missing_manifest_or_study_is_a_clear_error() {
         stderr(&o).contains("study x: no runs of preset absent under results/"),
         "{}",
         stderr(&o)
+    );
+}
+
+#[test]
+fn a_claim_that_no_longer_holds_fails_the_build_naming_it_and_its_numbers() {
+    let dir = built();
+    let root = dir.path();
+    let table = fs::read_to_string(root.join("report/build/tables/claims.csv")).unwrap();
+    assert!(table.contains("cnn-leads-in-distribution"), "{table}");
+    // cnn_s's matrices drop 0.05 everywhere: mlp_s now leads, and the claim fails.
+    for seed in [0u64, 1] {
+        let run_dir = root.join(format!("results/tiny/cnn_s/seed-{seed}"));
+        let mut run = drift::artifacts::load_run(&run_dir).unwrap();
+        run.grid = run.grid.map(|_, _, v| Some(v - 0.05));
+        write_run(&root.join("results"), &run).unwrap();
+    }
+    let o = build(root, &[]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("claim \"cnn-leads-in-distribution\""), "{err}");
+    assert!(err.contains("tiny: cnn_s ID = 0.8"), "{err}");
+    assert!(err.contains("tiny: mlp_s ID = 0.8"), "{err}");
+}
+
+#[test]
+fn a_claim_naming_what_is_not_there_is_an_error_not_a_finding() {
+    let dir = built();
+    let root = dir.path();
+    fs::write(
+        root.join("report/claims.toml"),
+        TINY_CLAIMS.replace("model = \"mlp_s\"", "model = \"vit_s\""),
+    )
+    .unwrap();
+    let o = build(root, &[]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("claim \"cnn-leads-in-distribution\": tiny: no model \"vit_s\""),
+        "{err}"
     );
 }

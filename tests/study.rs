@@ -345,3 +345,43 @@ fn a_slurm_study_gives_the_local_bytes_and_resubmits_only_what_did_not_finish() 
         .join("results/smoke-single/mlp_s/seed-0/saliency/2001-on-2005.json");
     assert!(map.exists());
 }
+
+/// The smallest runs of the paper's default study, rerun from the committed preset in a
+/// fresh folder, give the committed bytes: the counting baseline and `mlp_s` seed 0 of
+/// `types-covariate`. Every checked file is compared; `run.json` only differs in the
+/// `code` block (the commit a run was made at), so it is compared without it.
+#[test]
+fn a_rerun_of_the_smallest_committed_runs_gives_their_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let preset = "presets/paper/types-covariate.toml";
+    fs::create_dir_all(dir.path().join("presets/paper")).unwrap();
+    fs::copy(format!("{ROOT}/{preset}"), dir.path().join(preset)).unwrap();
+    let output = drift_in(dir.path())
+        .args([
+            "run", preset, "--models", "mlp_s", "--seeds", "0", "--out", "results",
+        ])
+        .args(["--threads", "1", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    for run in [
+        "types-covariate/majority/seed-0",
+        "types-covariate/mlp_s/seed-0",
+    ] {
+        let committed = Path::new(ROOT).join("results").join(run);
+        let rerun = dir.path().join("results").join(run);
+        for file in ["matrix.json", "matrix.csv", "health.json"] {
+            assert!(
+                fs::read(committed.join(file)).unwrap() == fs::read(rerun.join(file)).unwrap(),
+                "{run}/{file} differs from the committed one"
+            );
+        }
+        let provenance = |dir: &Path| {
+            let text = fs::read_to_string(dir.join("run.json")).unwrap();
+            let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+            json.as_object_mut().unwrap().remove("code");
+            json
+        };
+        assert_eq!(provenance(&committed), provenance(&rerun), "{run}/run.json");
+    }
+}

@@ -11,6 +11,7 @@
 
 #[cfg(feature = "paper")]
 pub mod build;
+pub mod claims;
 pub mod figures;
 pub mod manifest;
 #[cfg(feature = "paper")]
@@ -77,11 +78,15 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     stage("loading studies");
     let specs = study::read_specs(&root.join(build::STUDIES))?;
     let studies = study::load(root, build::RESULTS, &specs)?;
+    stage("checking the findings' claims");
+    let outcomes = claims::evaluate(&claims::read(&root.join(claims::CLAIMS))?, &studies)?;
+    claims::require(&outcomes)?;
     let code = build::code_hash(root)?;
     stage("planning figures and tables");
     let mut jobs = build::figure_jobs(root, &studies, &code)?;
     let (table_jobs, tables) = build::table_jobs(root, &studies, &code)?;
     jobs.extend(table_jobs);
+    jobs.extend(build::paper_table_jobs(root, &studies, &outcomes, &code)?);
     let mut built = build::Built::default();
     stage(&format!("rendering {} figures and tables", jobs.len()));
     build::run_jobs(root, &jobs, &committed, args.force, &mut built)?;
@@ -91,7 +96,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     all_inputs.extend(manifest::hash_files(root, &[build::MODELS])?);
     all_inputs.insert("src".into(), code.clone());
-    let context = build::paper_context(&studies, &tables)?;
+    let context = build::paper_context(root, &studies, &tables, &outcomes)?;
     // The source first, then the PDF compiled from it and the files written before.
     let paper = build::paper_jobs(root, context, all_inputs)?;
     stage("filling and compiling the paper");

@@ -43,6 +43,11 @@ pub struct StudySpec {
     pub title: String,
     /// Preset names whose runs under the results folder form the study.
     pub presets: Vec<String>,
+    /// A group of studies the paper compares side by side (e.g. `drift-types`): their
+    /// cohort means share one figure, `figures/cohort-means-<group>.svg`, so they must
+    /// share a metric.
+    #[serde(default)]
+    pub group: Option<String>,
     /// Whether the analyses read the cells of collapsed checkpoints (`include`, the
     /// default) or leave those rows empty (`exclude`); the paper says which.
     #[serde(default)]
@@ -100,6 +105,8 @@ pub struct Study {
     pub inputs: Vec<String>,
     /// How its presets train, for the scores that assume one design.
     pub design: Design,
+    /// Its presets, as configured, each checked against its runs' recorded hash.
+    pub presets: Vec<LoadedPreset>,
 }
 
 /// How a study's presets cut and train, as the temporal-effects scores need to know.
@@ -269,6 +276,12 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Study
                 .collect();
             let analysis = StudyAnalysis::new(&models).map_err(in_error)?;
             let saliency = saliency::seed_means(&maps, &analysis.slices).map_err(in_error)?;
+            let mut loaded: Vec<LoadedPreset> = Vec::new();
+            for name in &spec.presets {
+                if let Some(p) = presets.values().find(|p| &p.preset.name == name) {
+                    loaded.push(p.clone());
+                }
+            }
             Ok(Study {
                 spec: spec.clone(),
                 runs,
@@ -276,6 +289,7 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Study
                 saliency,
                 inputs,
                 design,
+                presets: loaded,
             })
         })
         .collect()

@@ -17,6 +17,12 @@ use crate::report::manifest::{self, Inputs};
 use crate::report::study::Study;
 use crate::{Error, Result};
 
+/// `grid` on the display scale `factor` (×100 for metrics in `[0, 1]`), as the tables
+/// show it.
+fn shown(grid: &Grid, factor: f64) -> Grid {
+    grid.map(|_, _, v| Some(v * factor))
+}
+
 /// What the figures of one study read.
 pub struct StudyFigures<'a> {
     /// The study; its figures go to `figures/<its name>/`.
@@ -26,7 +32,9 @@ pub struct StudyFigures<'a> {
     /// The inputs of every figure of the study (its artifact files and the code).
     inputs: Inputs,
     metric: Metric,
-    /// One colour scale for every raw heatmap of the study.
+    /// The display scale of its values ([`Metric::display_scale`]).
+    factor: f64,
+    /// One colour scale for every raw heatmap of the study (display scale).
     raw_scale: Scale,
 }
 
@@ -35,14 +43,20 @@ impl<'a> StudyFigures<'a> {
         let mut inputs = manifest::hash_files(root, &study.inputs)?;
         inputs.insert("src".into(), code.to_string());
         let analysis = &study.analysis;
-        let means: Vec<&Grid> = analysis.models.iter().map(|m| &m.mean).collect();
-        let raw_scale = Scale::shared_sequential(&means)
+        let factor = analysis.metric.display_scale();
+        let means: Vec<Grid> = analysis
+            .models
+            .iter()
+            .map(|m| shown(&m.mean, factor))
+            .collect();
+        let raw_scale = Scale::shared_sequential(&means.iter().collect::<Vec<_>>())
             .ok_or_else(|| Error::Invalid(format!("study {}: no filled cell", study.spec.name)))?;
         Ok(StudyFigures {
             study,
             analysis,
             inputs,
             metric: analysis.metric,
+            factor,
             raw_scale,
         })
     }
@@ -76,25 +90,30 @@ const FAMILIES: &[Family] = &[
     saliency,
 ];
 
-/// The figure jobs of every study, plus the panel figure of all studies' cohort means.
+/// The figure jobs of every study, plus one panel figure of cohort means per group of
+/// studies.
 pub fn figure_jobs(root: &Path, studies: &[Study], code: &str) -> Result<Vec<Job>> {
     let mut jobs = Vec::new();
-    let mut all_inputs = Inputs::new();
     let mut cohorts = Vec::new();
     for study in studies {
         let figures = StudyFigures::new(root, study, code)?;
         for family in FAMILIES {
             jobs.extend(family(&figures)?);
         }
-        all_inputs.extend(figures.inputs.clone());
+        let Some(group) = &study.spec.group else {
+            continue;
+        };
         cohorts.push(CohortPanel {
+            group: group.clone(),
+            study: study.spec.name.clone(),
+            inputs: figures.inputs.clone(),
             title: study.spec.title.clone(),
             labels: figures.labels(),
             grid: study.analysis.cohort.mean.clone(),
             metric: figures.metric,
         });
     }
-    jobs.extend(cohort_means(cohorts, all_inputs));
+    jobs.extend(cohort_means(cohorts)?);
     Ok(jobs)
 }
 
@@ -102,22 +121,25 @@ pub fn figure_jobs(root: &Path, studies: &[Study], code: &str) -> Result<Vec<Job
 /// cohort mean on a shared diverging scale.
 fn heatmaps(s: &StudyFigures) -> Result<Vec<Job>> {
     let models = &s.analysis.models;
-    let deviations: Vec<&Grid> = models.iter().map(|m| &m.deviation).collect();
-    let dev_scale =
-        Scale::shared_diverging(&deviations).unwrap_or(Scale::Diverging { max_abs: 1e-9 });
+    let deviations: Vec<Grid> = models
+        .iter()
+        .map(|m| shown(&m.deviation, s.factor))
+        .collect();
+    let dev_scale = Scale::shared_diverging(&deviations.iter().collect::<Vec<_>>())
+        .unwrap_or(Scale::Diverging { max_abs: 1e-9 });
     let mut jobs = Vec::new();
-    for m in models {
+    for (m, deviation) in models.iter().zip(deviations) {
         let title = Some(m.model.clone());
         for (kind, grid, scale, opts) in [
             (
                 "raw",
-                m.mean.clone(),
+                shown(&m.mean, s.factor),
                 s.raw_scale,
                 HeatmapOptions::raw(s.metric, title.clone()),
             ),
             (
                 "deviation",
-                m.deviation.clone(),
+                deviation,
                 dev_scale,
                 HeatmapOptions::deviation(s.metric, title.clone()),
             ),
@@ -133,7 +155,7 @@ fn heatmaps(s: &StudyFigures) -> Result<Vec<Job>> {
 
 /// The cohort mean's heatmap on its own scale.
 fn cohort_mean(s: &StudyFigures) -> Result<Vec<Job>> {
-    let cohort = &s.analysis.cohort.mean;
+    let cohort = &shown(&s.analysis.cohort.mean, s.factor);
     let scale = Scale::shared_sequential(&[cohort]).unwrap_or(s.raw_scale);
     let opts = HeatmapOptions::raw(s.metric, Some("cohort mean".into()));
     let (grid, labels) = (cohort.clone(), s.labels());
@@ -144,17 +166,27 @@ fn cohort_mean(s: &StudyFigures) -> Result<Vec<Job>> {
 
 /// Forgetting curves per model and per family.
 fn forgetting(s: &StudyFigures) -> Result<Vec<Job>> {
+    let scaled = |points: &[crate::analysis::ForgettingPoint]| -> Vec<_> {
+        points
+            .iter()
+            .map(|p| crate::analysis::ForgettingPoint {
+                lag: p.lag,
+                mean: p.mean * s.factor,
+                std: p.std.map(|v| v * s.factor),
+            })
+            .collect()
+    };
     let curves: Vec<Curve> = s
         .analysis
         .models
         .iter()
-        .map(|m| Curve::new(&m.model, &m.forgetting))
+        .map(|m| Curve::new(&m.model, &scaled(&m.forgetting)))
         .collect();
     let families: Vec<Curve> = s
         .analysis
         .family_forgetting
         .iter()
-        .map(|(family, points)| Curve::new(family, points))
+        .map(|(family, points)| Curve::new(family, &scaled(points)))
         .collect();
     Ok([
         ("forgetting-models", curves),
@@ -198,17 +230,24 @@ fn rankings(s: &StudyFigures) -> Result<Vec<Job>> {
     Ok([
         (
             "ranking-future",
-            s.analysis.by_future.clone(),
-            format!("future {}", s.metric.name()),
+            &s.analysis.by_future,
+            format!("future {}", s.metric.display_unit()),
         ),
         (
             "ranking-decay",
-            s.analysis.by_decay.clone(),
-            "decay (positive = worse on the future)".to_string(),
+            &s.analysis.by_decay,
+            format!("decay, {} (positive = worse)", s.metric.display_unit()),
         ),
     ]
     .into_iter()
-    .map(|(file, entries, label)| {
+    .map(|(file, ranked, label)| {
+        let entries: Vec<crate::analysis::Ranked> = ranked
+            .iter()
+            .map(|r| crate::analysis::Ranked {
+                value: r.value * s.factor,
+                ..r.clone()
+            })
+            .collect();
         let opts = RankingOptions {
             title: None,
             value_label: label,
@@ -256,48 +295,73 @@ fn saliency(s: &StudyFigures) -> Result<Vec<Job>> {
     })])
 }
 
-/// One study's panel of `figures/cohort-means.svg`.
+/// One study's panel of a group's cohort-mean figure.
 struct CohortPanel {
+    group: String,
+    study: String,
+    /// The study's figure inputs.
+    inputs: Inputs,
     title: String,
     labels: Vec<String>,
     grid: Grid,
     metric: Metric,
 }
 
-/// One panel per study, for the studies whose metric shares the first one's direction,
-/// with one colour bar that names each metric it stands for.
-fn cohort_means(cohorts: Vec<CohortPanel>, inputs: Inputs) -> Option<Job> {
-    let direction = cohorts.first()?.metric.direction();
-    let shared: Vec<CohortPanel> = cohorts
-        .into_iter()
-        .filter(|c| c.metric.direction() == direction)
-        .collect();
-    let mut metrics: Vec<&str> = Vec::new();
-    for c in &shared {
-        if !metrics.contains(&c.metric.name()) {
-            metrics.push(c.metric.name());
+/// `figures/cohort-means-<group>.svg` for every group of studies: one panel per study (on
+/// the display scale), one colour bar for the group's one metric.
+fn cohort_means(cohorts: Vec<CohortPanel>) -> Result<Vec<Job>> {
+    let mut groups: Vec<String> = cohorts.iter().map(|c| c.group.clone()).collect();
+    groups.dedup();
+    groups.sort();
+    groups.dedup();
+    let mut jobs = Vec::new();
+    for group in groups {
+        let members: Vec<CohortPanel> = cohorts
+            .iter()
+            .filter(|c| c.group == group)
+            .map(|c| CohortPanel {
+                grid: shown(&c.grid, c.metric.display_scale()),
+                group: c.group.clone(),
+                study: c.study.clone(),
+                inputs: c.inputs.clone(),
+                title: c.title.clone(),
+                labels: c.labels.clone(),
+                metric: c.metric,
+            })
+            .collect();
+        let metric = members[0].metric;
+        let mut inputs = Inputs::new();
+        for c in &members {
+            inputs.extend(c.inputs.clone());
         }
+        if let Some(other) = members.iter().find(|c| c.metric != metric) {
+            return Err(Error::Invalid(format!(
+                "report/studies.toml: group {group}: study {} scores {} but {} scores {}; \
+                 a group's cohort means share one colour bar, so one metric",
+                members[0].study,
+                metric.name(),
+                other.study,
+                other.metric.name()
+            )));
+        }
+        let opts = HeatmapOptions::raw(metric, None);
+        let scale = Scale::shared_sequential(&members.iter().map(|c| &c.grid).collect::<Vec<_>>())
+            .unwrap_or(Scale::Sequential { lo: 0.0, hi: 1.0 });
+        jobs.push(Job::new(
+            format!("figures/cohort-means-{group}.svg"),
+            inputs,
+            move || {
+                let panels: Vec<Panel> = members
+                    .iter()
+                    .map(|c| Panel {
+                        title: &c.title,
+                        grid: &c.grid,
+                        labels: &c.labels,
+                    })
+                    .collect();
+                svg(figures::panels(&panels, scale, &opts))
+            },
+        ));
     }
-    let opts = HeatmapOptions {
-        title: None,
-        direction,
-        value_label: metrics.join(" / "),
-    };
-    let scale = Scale::shared_sequential(&shared.iter().map(|c| &c.grid).collect::<Vec<_>>())
-        .unwrap_or(Scale::Sequential { lo: 0.0, hi: 1.0 });
-    Some(Job::new(
-        "figures/cohort-means.svg".into(),
-        inputs,
-        move || {
-            let panels: Vec<Panel> = shared
-                .iter()
-                .map(|c| Panel {
-                    title: &c.title,
-                    grid: &c.grid,
-                    labels: &c.labels,
-                })
-                .collect();
-            svg(figures::panels(&panels, scale, &opts))
-        },
-    ))
+    Ok(jobs)
 }

@@ -16,6 +16,7 @@ use crate::analysis::ModelAnalysis;
 use crate::artifacts::ModelRuns;
 use crate::checksum::{Sums, sha256_hex};
 use crate::files::write_atomic;
+use crate::report::claims::Outcome;
 use crate::report::manifest::{self, Inputs, Manifest};
 use crate::report::study::Study;
 use crate::report::{paper, tables};
@@ -218,8 +219,116 @@ pub fn table_jobs(
     Ok((jobs, serde_json::Value::Object(context)))
 }
 
-/// The numbers the paper's text quotes, per study, read from its analyses.
-pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<serde_json::Value> {
+/// The paper-wide tables, as Typst and CSV under `report/build/tables/`: the
+/// hyperparameters of every preset, one side-by-side table per group of studies, and the
+/// claims. Each is made from the inputs of the studies it reads.
+pub fn paper_table_jobs(
+    root: &Path,
+    studies: &[Study],
+    outcomes: &[Outcome],
+    code: &str,
+) -> Result<Vec<Job>> {
+    let inputs_of = |of: &[&Study]| -> Result<Inputs> {
+        let mut inputs = Inputs::new();
+        for s in of {
+            inputs.extend(manifest::hash_files(root, &s.inputs)?);
+        }
+        inputs.insert("src".into(), code.to_string());
+        Ok(inputs)
+    };
+    let all: Vec<&Study> = studies.iter().collect();
+    let mut presets: Vec<&crate::preset::LoadedPreset> = Vec::new();
+    for p in studies.iter().flat_map(|s| &s.presets) {
+        if !presets.iter().any(|q| q.path == p.path) {
+            presets.push(p);
+        }
+    }
+    let mut tables = vec![
+        (tables::hyperparameters(&presets)?, inputs_of(&all)?),
+        (tables::claims_table(outcomes)?, inputs_of(&all)?),
+    ];
+    for group in groups(studies) {
+        let members: Vec<&Study> = studies
+            .iter()
+            .filter(|s| s.spec.group.as_deref() == Some(group.as_str()))
+            .collect();
+        let named: Vec<(&str, &crate::analysis::StudyAnalysis)> = members
+            .iter()
+            .map(|s| (s.spec.name.as_str(), &s.analysis))
+            .collect();
+        tables.push((tables::group_table(&group, &named)?, inputs_of(&members)?));
+    }
+    let mut jobs = Vec::new();
+    for (table, inputs) in tables {
+        for (ext, text) in [
+            ("typ", tables::to_typst(&table)?),
+            ("csv", tables::to_csv(&table)?),
+        ] {
+            jobs.push(Job::new(
+                format!("report/build/tables/{}.{ext}", table.name),
+                inputs.clone(),
+                move || Ok(text.clone().into_bytes()),
+            ));
+        }
+    }
+    Ok(jobs)
+}
+
+/// The groups of the studies (`group` in `report/studies.toml`), sorted.
+fn groups(studies: &[Study]) -> Vec<String> {
+    let mut groups: Vec<String> = studies
+        .iter()
+        .filter_map(|s| s.spec.group.clone())
+        .collect();
+    groups.sort();
+    groups.dedup();
+    groups
+}
+
+/// A figure as the paper places it: its path (from the report root) and its printed
+/// width in points, read from the rendered SVG ([`crate::report::figures::printed_width`]).
+fn placed(root: &Path, path: &str) -> Result<serde_json::Value> {
+    let file = root.join(path.trim_start_matches('/'));
+    let svg = std::fs::read_to_string(&file).map_err(|e| Error::io(&file, e))?;
+    let width = crate::report::figures::printed_width(&svg)
+        .map_err(|e| Error::Invalid(format!("{}: {e}", file.display())))?;
+    Ok(serde_json::json!({"path": path, "width": (width * 10.0).round() / 10.0}))
+}
+
+/// The claims as the paper's text quotes them: by name, the sentence, and each value on
+/// the display scale.
+fn claims_context(outcomes: &[Outcome]) -> serde_json::Value {
+    let map: serde_json::Map<String, serde_json::Value> = outcomes
+        .iter()
+        .map(|o| {
+            let values: Vec<serde_json::Value> = o
+                .values
+                .iter()
+                .map(|v| serde_json::json!({"label": v.label, "value": v.shown, "p": v.p_value}))
+                .collect();
+            (
+                o.claim.name.clone(),
+                serde_json::json!({
+                    "says": o.claim.says,
+                    "holds": o.holds,
+                    "values": values,
+                    "seed_paper": o.claim.seed_paper,
+                    "agrees": o.claim.agrees,
+                }),
+            )
+        })
+        .collect();
+    serde_json::Value::Object(map)
+}
+
+/// The numbers the paper's text quotes, per study, read from its analyses, and the
+/// claims.
+pub fn paper_context(
+    root: &Path,
+    studies: &[Study],
+    tables: &serde_json::Value,
+    outcomes: &[Outcome],
+) -> Result<serde_json::Value> {
     let mut out = Vec::new();
     for study in studies {
         let a = &study.analysis;
@@ -227,14 +336,18 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
         let c = a.cohort_overall;
         let (best, steady) = (&a.by_future, &a.by_decay);
         let name = &study.spec.name;
-        let figure = |file: &str| format!("/figures/{name}/{file}.svg");
+        let figure = |file: &str| placed(root, &format!("/figures/{name}/{file}.svg"));
         // The text quotes values on the tables' scale (×100 for metrics in [0, 1]).
         let scale = metric.display_scale();
         let scaled = |v: Option<f64>| v.map(|v| v * scale);
         let unit = metric.display_unit();
+        let saliency_figure = match &study.saliency {
+            Some(_) => Some(figure("saliency")?),
+            None => None,
+        };
         let saliency = study.saliency.as_ref().map(|m| {
             serde_json::json!({
-                "path": figure("saliency"),
+                "figure": saliency_figure,
                 "models": m.rows,
                 "columns": m.columns,
                 "seeds_min": m.seeds.0,
@@ -333,17 +446,17 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
             "cohort_id": scaled(c.id),
             "cohort_future": scaled(c.future),
             "cohort_decay": scaled(c.decay),
-            "raw": a.models.iter().map(|m| figure(&format!("{}-raw", m.model))).collect::<Vec<_>>(),
-            "deviation": a.models.iter().map(|m| figure(&format!("{}-deviation", m.model))).collect::<Vec<_>>(),
-            "cohort_mean": figure("cohort-mean"),
-            "forgetting_models": figure("forgetting-models"),
-            "forgetting_families": figure("forgetting-families"),
-            "ranking_future": figure("ranking-future"),
-            "ranking_decay": figure("ranking-decay"),
-            "temporal_effects": figure("temporal-effects"),
+            "raw": a.models.iter().map(|m| figure(&format!("{}-raw", m.model))).collect::<Result<Vec<_>>>()?,
+            "deviation": a.models.iter().map(|m| figure(&format!("{}-deviation", m.model))).collect::<Result<Vec<_>>>()?,
+            "cohort_mean": figure("cohort-mean")?,
+            "forgetting_models": figure("forgetting-models")?,
+            "forgetting_families": figure("forgetting-families")?,
+            "ranking_future": figure("ranking-future")?,
+            "ranking_decay": figure("ranking-decay")?,
+            "temporal_effects": figure("temporal-effects")?,
             "agarwal_nenkova_design": study.design.is_agarwal_nenkova(),
             "design": study.design.describe(),
-            "retraining": figure("retraining"),
+            "retraining": figure("retraining")?,
             "retraining_drops": if scale == 100.0 {
                 "1, 2, 5 or 10 points"
             } else {
@@ -353,9 +466,72 @@ pub fn paper_context(studies: &[Study], tables: &serde_json::Value) -> Result<se
             "tables": tables.get(name.as_str()).cloned().unwrap_or_default(),
         }));
     }
+    let by_name: serde_json::Map<String, serde_json::Value> = out
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or_default().to_string(),
+                s.clone(),
+            )
+        })
+        .collect();
+    let mut group_map = serde_json::Map::new();
+    for group in groups(studies) {
+        let in_group: Vec<&Study> = studies
+            .iter()
+            .filter(|s| s.spec.group.as_deref() == Some(group.as_str()))
+            .collect();
+        let members: Vec<&str> = in_group.iter().map(|s| s.spec.name.as_str()).collect();
+        // Health and the baseline margins over every study of the group.
+        let (mut checkpoints, mut collapsed) = (0, 0);
+        for s in &in_group {
+            let h = health_counts(&s.runs);
+            checkpoints += h["checkpoints"].as_u64().unwrap_or(0);
+            collapsed += h["collapsed"].as_u64().unwrap_or(0);
+        }
+        let margins: Vec<f64> = in_group
+            .iter()
+            .flat_map(|s| {
+                let scale = s.analysis.metric.display_scale();
+                s.analysis
+                    .models
+                    .iter()
+                    .filter(|m| !m.baseline)
+                    .filter_map(move |m| m.margin.and_then(|r| r.id).map(|v| v * scale))
+            })
+            .collect();
+        group_map.insert(
+            group.clone(),
+            serde_json::json!({
+                "studies": members,
+                "checkpoints": checkpoints,
+                "collapsed": collapsed,
+                "collapsed_percent": if checkpoints > 0 { 100.0 * collapsed as f64 / checkpoints as f64 } else { 0.0 },
+                "margin_id_min": margins.iter().copied().reduce(f64::min),
+                "margin_id_max": margins.iter().copied().reduce(f64::max),
+                "cohort_means": placed(root, &format!("/figures/cohort-means-{group}.svg"))?,
+                "table": format!("/report/build/tables/group-{group}.typ"),
+            }),
+        );
+    }
     Ok(serde_json::json!({
         "studies": out,
-        "cohort_means": "/figures/cohort-means.svg",
+        "study": by_name,
+        "groups": group_map,
+        "claims": claims_context(outcomes),
+        // The claims that test one of the seed paper's, in file order.
+        "seed_paper_claims": outcomes
+            .iter()
+            .filter(|o| o.claim.seed_paper.is_some())
+            .map(|o| serde_json::json!({
+                "name": o.claim.name,
+                "seed_paper": o.claim.seed_paper,
+                "says": o.claim.says,
+                "agrees": o.claim.agrees,
+            }))
+            .collect::<Vec<_>>(),
+        "claims_table": "/report/build/tables/claims.typ",
+        "hyperparameters_table": "/report/build/tables/hyperparameters.typ",
     }))
 }
 
@@ -395,7 +571,21 @@ pub fn paper_jobs(root: &Path, context: serde_json::Value, inputs: Inputs) -> Re
     let template_path = root.join(PAPER_TEMPLATE);
     let template =
         std::fs::read_to_string(&template_path).map_err(|e| Error::io(&template_path, e))?;
-    let source = paper::render_template(&template, PAPER_TEMPLATE, &context)?;
+    // The template's partials: every other `report/paper-*.typ`, included by path.
+    let mut partials = Vec::new();
+    let dir = root.join("report");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|e| Error::io(&dir, e))?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("paper-") && n.ends_with(".typ"))
+        .collect();
+    names.sort();
+    for n in names {
+        let path = dir.join(&n);
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        partials.push((format!("report/{n}"), text));
+    }
+    let source = paper::render_with_partials(&template, PAPER_TEMPLATE, &context, &partials)?;
     let root_owned = root.to_path_buf();
     let ident = format!(
         "drift-paper-{}",

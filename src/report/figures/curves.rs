@@ -74,14 +74,14 @@ impl CurveOptions {
     pub fn forgetting(metric: Metric, title: Option<String>) -> Self {
         CurveOptions {
             title,
-            y_label: metric.name().to_string(),
+            y_label: metric.display_unit(),
             std_band: true,
         }
     }
 }
 
-const PLOT_W: u32 = 480;
-const PLOT_H: u32 = 320;
+const PLOT_W: u32 = 240;
+const PLOT_H: u32 = 230;
 
 /// The forgetting curves as an SVG document.
 pub fn forgetting_curves(curves: &[Curve], opts: &CurveOptions) -> Result<String> {

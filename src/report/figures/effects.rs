@@ -13,7 +13,7 @@ use crate::analysis::TemporalScore;
 use crate::{Error, Result};
 
 /// Width of one score panel, in pixels.
-pub const PANEL_W: i32 = 170;
+pub const PANEL_W: i32 = 130;
 const ROW_H: i32 = 20;
 const GAP: i32 = 16;
 

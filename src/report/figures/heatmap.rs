@@ -25,7 +25,7 @@ use crate::{Error, Result};
 pub const COLORBAR_STEPS: usize = 64;
 
 /// Side of the matrix square of a single heatmap, in pixels.
-pub const SIDE: i32 = 300;
+pub const SIDE: i32 = 170;
 
 pub(crate) const TICK_PX: f64 = 13.0;
 pub(crate) const AXIS_PX: f64 = 15.0;
@@ -48,14 +48,14 @@ impl HeatmapOptions {
         HeatmapOptions {
             title,
             direction: metric.direction(),
-            value_label: metric.name().to_string(),
+            value_label: metric.display_unit(),
         }
     }
 
     /// A heatmap of a model's deviation from the cohort mean (`analysis::deviation`).
     pub fn deviation(metric: Metric, title: Option<String>) -> Self {
         HeatmapOptions {
-            value_label: format!("Δ {} from the cohort mean", metric.name()),
+            value_label: "Δ from the cohort mean".to_string(),
             ..Self::raw(metric, title)
         }
     }

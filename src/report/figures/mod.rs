@@ -20,6 +20,16 @@
 //! [`thinned`]: with `K` slices, every `step = ceil(K / 12)`-th label is shown starting
 //! from the oldest (indices `0, step, 2*step, ..`), so at most [`MAX_LABELS`] per axis.
 //!
+//! # Printed size
+//!
+//! The paper places every figure at [`PT_PER_PX`] points per SVG pixel (its width is the
+//! SVG's width times that, [`printed_width`]), and [`render`] refuses a figure whose
+//! smallest text would then print under [`MIN_TEXT_PT`]: the check is the SVG's smallest
+//! `font-size` times [`PT_PER_PX`]. So a figure must be laid out to fit the page at that
+//! scale (at most [`MAX_WIDTH_PX`] wide, half of it to sit two in a row) rather than be
+//! shrunk until its text is unreadable. Values are shown on the tables' scale (×100 for
+//! metrics in `[0, 1]`, [`crate::Metric::display_scale`]).
+//!
 //! The dashed diagonal is a raw SVG `<line stroke-dasharray="4 3">` (plotters draws dashes
 //! as separate segments), added after the cells.
 
@@ -48,6 +58,40 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::{Error, Result};
+
+/// Points per SVG pixel at which the paper places every figure.
+pub const PT_PER_PX: f64 = 0.7;
+
+/// The smallest text a printed figure may have, in points.
+pub const MIN_TEXT_PT: f64 = 7.0;
+
+/// The widest figure that fits the paper's text width (482 pt) at [`PT_PER_PX`].
+pub const MAX_WIDTH_PX: i32 = 688;
+
+/// The printed width in points of an SVG document made here: its `width` times
+/// [`PT_PER_PX`].
+pub fn printed_width(svg: &str) -> Result<f64> {
+    let px = attribute(svg, "width")
+        .ok_or_else(|| Error::Invalid("figure: the SVG has no width".into()))?;
+    Ok(px * PT_PER_PX)
+}
+
+/// The smallest text of `svg` in points when printed at [`PT_PER_PX`]; `None` without
+/// text.
+pub fn smallest_text_pt(svg: &str) -> Option<f64> {
+    svg.match_indices("font-size=\"")
+        .filter_map(|(at, _)| attribute(&svg[at..], "font-size"))
+        .reduce(f64::min)
+        .map(|px| px * PT_PER_PX)
+}
+
+/// The first `name="number"` attribute of `text`.
+fn attribute(text: &str, name: &str) -> Option<f64> {
+    let key = format!("{name}=\"");
+    let start = text.find(&key)? + key.len();
+    let end = start + text[start..].find('"')?;
+    text[start..end].parse().ok()
+}
 
 /// The most slice labels drawn on one axis.
 pub const MAX_LABELS: usize = 12;
@@ -112,6 +156,19 @@ pub(crate) fn render(
     match svg.rfind("</svg>") {
         Some(at) => svg.insert_str(at, &extra),
         None => return Err(err("plotters wrote no </svg>")),
+    }
+    if size.0 as i32 > MAX_WIDTH_PX {
+        return Err(err(format!(
+            "{} px wide: wider than the page at {PT_PER_PX} pt per pixel (at most {MAX_WIDTH_PX})",
+            size.0
+        )));
+    }
+    if let Some(pt) = smallest_text_pt(&svg)
+        && pt < MIN_TEXT_PT
+    {
+        return Err(err(format!(
+            "its smallest text prints at {pt:.2} pt, under {MIN_TEXT_PT} pt"
+        )));
     }
     Ok(svg)
 }

@@ -19,7 +19,7 @@ pub struct RankingOptions {
     pub value_label: String,
 }
 
-const BAR_W: i32 = 360;
+const BAR_W: i32 = 200;
 const ROW_H: i32 = 18;
 
 /// The ranking `entries` (already sorted, e.g. by [`crate::analysis::rank_by_future`] or

@@ -47,7 +47,7 @@ use typst::{World, WorldExt};
 use typst_layout::PagedDocument;
 use typst_pdf::{PdfOptions, Timestamp};
 
-pub use template::render_template;
+pub use template::{render_template, render_with_partials};
 pub use world::PaperWorld;
 
 use crate::{Error, Result};

@@ -23,7 +23,22 @@ pub fn render_template(
     name: &str,
     context: &serde_json::Value,
 ) -> Result<String> {
-    let env = environment();
+    render_with_partials(template_text, name, context, &[])
+}
+
+/// [`render_template`] with `partials` (name, text) that the template may `{% include %}`
+/// by name (e.g. `report/paper-study.typ`); an include of any other name is an error.
+pub fn render_with_partials(
+    template_text: &str,
+    name: &str,
+    context: &serde_json::Value,
+    partials: &[(String, String)],
+) -> Result<String> {
+    let mut env = environment();
+    for (partial, text) in partials {
+        env.add_template_owned(partial.clone(), text.clone())
+            .map_err(|e| template_error(partial, text, &e))?;
+    }
     let ctx = Value::from(Serde(context));
     env.render_named_str(name, template_text, ctx)
         .map_err(|e| template_error(name, template_text, &e))

@@ -885,3 +885,217 @@ pub fn bootstrap_table(study: &StudyAnalysis) -> Result<Table> {
         formats: vec![Format::Text; 5],
     })
 }
+
+/// The findings' claims ([`crate::report::claims`]): name, the sentence it backs, the
+/// check, each quantity's value on the paper's scale (with its p-value for a score), and
+/// the verdict. One table for the whole paper.
+pub fn claims_table(outcomes: &[crate::report::claims::Outcome]) -> Result<Table> {
+    let name = "claims";
+    let values: Vec<String> = outcomes
+        .iter()
+        .map(|o| {
+            o.values
+                .iter()
+                .map(|v| {
+                    let p = v
+                        .p_value
+                        .map(|p| format!(" (p {})", crate::format::p_value(p)))
+                        .unwrap_or_default();
+                    format!(
+                        "{} = {}{p}",
+                        v.label,
+                        crate::format::fixed_typeset(v.shown, 2)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        })
+        .collect();
+    let check = |o: &crate::report::claims::Outcome| {
+        let c = &o.claim;
+        match c.check {
+            crate::report::claims::Check::Largest | crate::report::claims::Check::Smallest
+                if c.margin > 0.0 =>
+            {
+                format!("{} (margin {})", c.check.name(), c.margin)
+            }
+            crate::report::claims::Check::Above | crate::report::claims::Check::Below => {
+                format!("{} {}", c.check.name(), c.value.unwrap_or_default())
+            }
+            _ => c.check.name().to_string(),
+        }
+    };
+    let df = frame(
+        name,
+        vec![
+            text(
+                "claim",
+                outcomes.iter().map(|o| o.claim.name.clone()).collect(),
+            ),
+            text(
+                "says",
+                outcomes.iter().map(|o| o.claim.says.clone()).collect(),
+            ),
+            text("check", outcomes.iter().map(check).collect()),
+            text("values", values),
+            text(
+                "holds",
+                outcomes
+                    .iter()
+                    .map(|o| if o.holds { "yes" } else { "no" }.to_string())
+                    .collect(),
+            ),
+        ],
+    )?;
+    Ok(Table {
+        name: name.into(),
+        caption: "The findings' claims: each qualitative sentence of the findings is a named \
+                  check over the analyses (report/claims.toml), evaluated by build-report, \
+                  which stops when one fails. Values on the tables' scale (×100 for scores \
+                  in [0, 1]); a quantity without a model or family is the cohort mean's."
+            .into(),
+        frame: df,
+        formats: vec![Format::Text; 5],
+    })
+}
+
+/// The training settings of every preset of the paper, read from the presets themselves
+/// (each checked against its runs' recorded hash): one row per (preset, group of models
+/// that train alike), so a per-model override shows as its own row.
+pub fn hyperparameters(presets: &[&crate::preset::LoadedPreset]) -> Result<Table> {
+    let name = "hyperparameters";
+    let mut rows: Vec<[String; 11]> = Vec::new();
+    for loaded in presets {
+        let p = &loaded.preset;
+        let options = serde_json::to_value(&p.data_options)
+            .map_err(|e| Error::Invalid(format!("table {name}: {}: {e}", loaded.path.display())))?;
+        let data = match (&p.data, options.as_object()) {
+            (crate::data::DataSpec::Source(source), Some(o)) if !o.is_empty() => {
+                let opts: Vec<String> = o
+                    .iter()
+                    .map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"')))
+                    .collect();
+                format!("{source} ({})", opts.join(", "))
+            }
+            (crate::data::DataSpec::Source(source), _) => source.clone(),
+            (crate::data::DataSpec::Path(path), _) => path.display().to_string(),
+        };
+        let mut split = format!("{:.0}% train", p.split.train_fraction * 100.0);
+        if p.downsample {
+            split.push_str(", equal size");
+        }
+        if let Some(m) = p.max_rows {
+            split.push_str(&format!(", at most {m} rows"));
+        }
+        // Models that train alike share a row.
+        let mut groups: Vec<(Vec<&str>, &crate::train::TrainConfig)> = Vec::new();
+        for m in &p.models {
+            match groups.iter_mut().find(|(_, t)| **t == m.train) {
+                Some((keys, _)) => keys.push(&m.key),
+                None => groups.push((vec![&m.key], &m.train)),
+            }
+        }
+        for (keys, t) in groups {
+            let word = |v: serde_json::Result<serde_json::Value>| {
+                v.ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default()
+            };
+            rows.push([
+                p.name.clone(),
+                data.clone(),
+                format!("{}, {split}", p.regime.name()),
+                keys.join(", "),
+                word(serde_json::to_value(t.optimizer)),
+                format!("{}", t.learning_rate),
+                format!("{}", t.weight_decay),
+                t.grad_clip.map_or("–".into(), |c| format!("{c}")),
+                format!("{} / {}", t.batch_size, t.epochs),
+                word(serde_json::to_value(t.loss)),
+                format!(
+                    "{} ({})",
+                    p.metric.name(),
+                    p.seeds
+                        .iter()
+                        .map(u64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ]);
+        }
+    }
+    let header = [
+        "preset",
+        "data",
+        "regime, split",
+        "models",
+        "optimiser",
+        "lr",
+        "wd",
+        "clip",
+        "batch / epochs",
+        "loss",
+        "metric (seeds)",
+    ];
+    let columns: Vec<Column> = header
+        .iter()
+        .enumerate()
+        .map(|(c, h)| text(h, rows.iter().map(|r| r[c].clone()).collect()))
+        .collect();
+    Ok(Table {
+        name: name.into(),
+        caption: "Training settings of every preset, read from the presets the runs were made \
+                  from: data source and options, regime and split, the models that train \
+                  alike, optimiser, learning rate, weight decay, gradient-norm clipping, batch \
+                  size and epochs, loss, metric and seeds."
+            .into(),
+        frame: frame(name, columns)?,
+        formats: vec![Format::Text; header.len()],
+    })
+}
+
+/// A group of studies side by side (e.g. the drift types): per trained model, its ID and
+/// decay in each study (display scale), models in the first study's order.
+pub fn group_table(group: &str, studies: &[(&str, &StudyAnalysis)]) -> Result<Table> {
+    let name = format!("group-{group}");
+    let Some((_, first)) = studies.first() else {
+        return Err(Error::Invalid(format!("table {name}: no studies")));
+    };
+    let models: Vec<&ModelAnalysis> = first.models.iter().filter(|m| !m.baseline).collect();
+    let mut columns = vec![text(
+        "model",
+        models.iter().map(|m| m.model.clone()).collect(),
+    )];
+    let mut formats = vec![Format::Text];
+    for (study, a) in studies {
+        let scale = a.metric.display_scale();
+        for (stat, pick) in [
+            (
+                "ID",
+                (|r: &Robustness| r.id) as fn(&Robustness) -> Option<f64>,
+            ),
+            ("decay", |r: &Robustness| r.decay),
+        ] {
+            let values: Vec<Option<f64>> = models
+                .iter()
+                .map(|m| {
+                    a.model(&m.model)
+                        .and_then(|x| pick(&x.overall))
+                        .map(|v| v * scale)
+                })
+                .collect();
+            columns.push(floats(&format!("{study} {stat}"), values));
+            formats.push(Format::Fixed(a.metric.display_decimals()));
+        }
+    }
+    let unit = first.metric.display_unit();
+    Ok(Table {
+        caption: format!(
+            "The studies of group {group} side by side: each model's in-distribution score \
+             and decay ({unit}, seed means) in each study."
+        ),
+        frame: frame(&name, columns)?,
+        name,
+        formats,
+    })
+}
