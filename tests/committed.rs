@@ -117,3 +117,75 @@ fn the_drift_types_constant_checkpoints_match_a_recount_from_their_matrices() {
     }
     eprintln!("{recounted} constant checkpoints recounted");
 }
+
+/// A claim of the committed paper stops holding when the committed results change: the
+/// first `largest` claim over models' decays (`report/claims.toml`) is broken by giving
+/// its leading model, in its study, a future equal to its ID (every cell right of the
+/// diagonal set to the row's diagonal, in every seed, so its decay is about 0), and
+/// `build-report` on that copy of the repository fails naming the claim and its numbers.
+#[cfg(feature = "paper")]
+#[test]
+fn changing_one_committed_matrix_breaks_its_claim_and_the_build_names_it() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let claims = drift::report::claims::read(&root.join("report/claims.toml")).unwrap();
+    let claim = claims
+        .iter()
+        .find(|c| {
+            c.check == drift::report::claims::Check::Largest
+                && c.quantities[0].model.is_some()
+                && c.quantities[0].stat == drift::report::claims::Stat::Decay
+        })
+        .expect("the paper claims which model decays fastest somewhere");
+    let q = &claim.quantities[0];
+    let specs = drift::report::study::read_studies(&root.join("report/studies.toml")).unwrap();
+    let spec = specs.studies.iter().find(|s| s.name == q.study).unwrap();
+    let copy = tempfile::tempdir().unwrap();
+    for dir in ["report", "presets", "results", "checksums"] {
+        for entry in walkdir::WalkDir::new(root.join(dir)) {
+            let entry = entry.unwrap();
+            let rel = entry.path().strip_prefix(root).unwrap();
+            let skip = rel.starts_with("report/build")
+                || rel
+                    .components()
+                    .any(|c| c.as_os_str() == "checkpoints" || c.as_os_str() == ".study");
+            if skip {
+                continue;
+            }
+            let to = copy.path().join(rel);
+            if entry.file_type().is_dir() {
+                std::fs::create_dir_all(&to).unwrap();
+            } else {
+                std::fs::copy(entry.path(), &to).unwrap();
+            }
+        }
+    }
+    let model = q.model.as_deref().unwrap();
+    let mut changed = 0;
+    for preset in &spec.presets {
+        let runs = copy.path().join("results").join(preset).join(model);
+        for seed in std::fs::read_dir(&runs).unwrap() {
+            let dir = seed.unwrap().path();
+            let mut run = drift::artifacts::load_run(&dir).unwrap();
+            let diagonal: Vec<Option<f64>> =
+                (0..run.grid.k()).map(|i| run.grid.get(i, i)).collect();
+            run.grid = run
+                .grid
+                .map(|i, j, v| if j > i { diagonal[i] } else { Some(v) });
+            drift::artifacts::write_run(&copy.path().join("results"), &run).unwrap();
+            changed += 1;
+        }
+    }
+    assert!(changed > 0);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_build-report"))
+        .arg("--root")
+        .arg(copy.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{err}");
+    assert!(err.contains(&format!("claim \"{}\"", claim.name)), "{err}");
+    assert!(
+        err.contains(&format!("{}: {model} decay = ", q.study)),
+        "{err}"
+    );
+}

@@ -519,3 +519,27 @@ fn saliency_grid_draws_one_rect_per_map_pixel() {
     .unwrap_err();
     assert!(e.to_string().contains("different sizes"), "{e}");
 }
+
+/// Every figure prints its smallest text at 7 pt or more at the paper's scale, and the
+/// measure is the SVG's smallest font size times that scale.
+#[test]
+fn figures_print_no_text_under_seven_points() {
+    use drift::report::figures::{MIN_TEXT_PT, PT_PER_PX, printed_width, smallest_text_pt};
+    let svg = heatmap(&grid(40), &labels(40), seq(), &HeatmapOptions::default()).unwrap();
+    let smallest = smallest_text_pt(&svg).unwrap();
+    assert!(smallest >= MIN_TEXT_PT, "{smallest}");
+    let px: f64 = svg
+        .split("font-size=\"")
+        .skip(1)
+        .map(|s| s.split('"').next().unwrap().parse::<f64>().unwrap())
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(smallest, px * PT_PER_PX);
+    let width = printed_width(&svg).unwrap();
+    assert!(
+        width <= 482.0 / 2.0,
+        "a heatmap fits two in a row: {width} pt"
+    );
+    let small = "<svg width=\"100\" height=\"10\"><text font-size=\"9\">x</text></svg>";
+    assert_eq!(smallest_text_pt(small), Some(9.0 * PT_PER_PX));
+    assert_eq!(printed_width(small).unwrap(), 100.0 * PT_PER_PX);
+}

@@ -31,9 +31,9 @@
 //! - `largest` / `smallest`: the first quantity is larger (smaller) than every other one,
 //!   by more than `margin` (default 0);
 //! - `above` / `below`: every quantity is above (below) `value`;
-//! - `separated`: two model quantities whose ranges over the seeds do not overlap (the
-//!   seeds order them); `overlapping`: two whose ranges do overlap (a tie the text must
-//!   not order), for `id`, `future` and `decay`;
+//! - `separated`: the first model quantity's range over the seeds overlaps none of the
+//!   others' (the seeds order it against each); `overlapping`: it overlaps every other's
+//!   (a tie the text must not order); for `id`, `future` and `decay`;
 //! - `significant`: every quantity is an Agarwal & Nenkova score whose Wilcoxon p-value is
 //!   below 0.05.
 //!
@@ -99,9 +99,9 @@ pub enum Check {
     Above,
     /// Every quantity is under `value`.
     Below,
-    /// Two models' seed ranges do not overlap.
+    /// The first model's seed range overlaps no other's.
     Separated,
-    /// Two models' seed ranges overlap.
+    /// The first model's seed range overlaps every other's.
     Overlapping,
     /// Every Agarwal & Nenkova score has p < 0.05.
     Significant,
@@ -265,11 +265,9 @@ pub fn read(path: &Path) -> Result<Vec<Claim>> {
         message: format!("claims[{i}]: {message}"),
     };
     for (i, c) in file.claims.iter().enumerate() {
-        let ok_name = !c.name.is_empty()
-            && c.name
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-        if !ok_name || file.claims[..i].iter().any(|o| o.name == c.name) {
+        if !crate::report::study::is_name(&c.name)
+            || file.claims[..i].iter().any(|o| o.name == c.name)
+        {
             return Err(invalid(
                 i,
                 format!(
@@ -285,7 +283,7 @@ pub fn read(path: &Path) -> Result<Vec<Claim>> {
             Check::Above | Check::Below | Check::Significant if n == 0 => {
                 Some("needs at least one quantity")
             }
-            Check::Separated | Check::Overlapping if n != 2 => Some("needs exactly two quantities"),
+            Check::Separated | Check::Overlapping if n < 2 => Some("needs at least two quantities"),
             _ => None,
         };
         if let Some(p) = problem {
@@ -409,20 +407,29 @@ fn evaluate_one(claim: &Claim, studies: &[Study]) -> Result<Outcome> {
                     })
                 })
                 .collect::<Result<_>>()?;
-            let ((a0, a1), (b0, b1)) = (ranges[0], ranges[1]);
-            let overlap = a0 <= b1 && b0 <= a1;
-            let holds = overlap == (claim.check == Check::Overlapping);
-            let want = if claim.check == Check::Overlapping {
-                "overlap"
+            let (a0, a1) = ranges[0];
+            let overlaps: Vec<bool> = ranges[1..]
+                .iter()
+                .map(|&(b0, b1)| a0 <= b1 && b0 <= a1)
+                .collect();
+            let holds = if claim.check == Check::Overlapping {
+                overlaps.iter().all(|&o| o)
             } else {
-                "not overlap"
+                overlaps.iter().all(|&o| !o)
             };
+            let want = if claim.check == Check::Overlapping {
+                "overlap every other's"
+            } else {
+                "overlap no other's"
+            };
+            let listed: Vec<String> = values
+                .iter()
+                .zip(&ranges)
+                .map(|(v, (lo, hi))| format!("{} in [{lo:.4}, {hi:.4}]", v.label))
+                .collect();
             (
                 holds,
-                format!(
-                    "the seed ranges must {want}: {} in [{a0:.4}, {a1:.4}], {} in [{b0:.4}, {b1:.4}]",
-                    values[0].label, values[1].label
-                ),
+                format!("the first seed range must {want}: {}", listed.join(", ")),
             )
         }
         Check::Significant => {

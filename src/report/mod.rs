@@ -96,7 +96,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     all_inputs.extend(manifest::hash_files(root, &[build::MODELS])?);
     all_inputs.insert("src".into(), code.clone());
-    let context = build::paper_context(root, &studies, &tables, &outcomes)?;
+    let mut context = build::paper_context(root, &studies, &tables, &outcomes)?;
+    context["provenance"] = build::provenance_context(&studies, &built.manifest);
     // The source first, then the PDF compiled from it and the files written before.
     let paper = build::paper_jobs(root, context, all_inputs)?;
     stage("filling and compiling the paper");

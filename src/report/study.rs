@@ -139,6 +139,15 @@ impl Design {
     }
 }
 
+/// Whether `name` is a name the report's files accept for a study or a claim: non-empty,
+/// lower-case letters, digits and `-` (it becomes part of file names and labels).
+pub fn is_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
 /// Reads the study list.
 pub fn read_specs(path: &Path) -> Result<Vec<StudySpec>> {
     Ok(read_studies(path)?.studies)
@@ -152,16 +161,22 @@ pub fn read_studies(path: &Path) -> Result<StudiesFile> {
         message: e.message().to_string(),
     })?;
     for (i, s) in file.studies.iter().enumerate() {
-        let ok = !s.name.is_empty()
-            && s.name
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-        if !ok || file.studies[..i].iter().any(|o| o.name == s.name) {
+        if !is_name(&s.name) || file.studies[..i].iter().any(|o| o.name == s.name) {
             return Err(Error::Preset {
                 path: path.to_path_buf(),
                 message: format!(
                     "studies[{i}].name: {:?} must be unique, lower-case letters, digits and '-'",
                     s.name
+                ),
+            });
+        }
+        if let Some(group) = &s.group
+            && !is_name(group)
+        {
+            return Err(Error::Preset {
+                path: path.to_path_buf(),
+                message: format!(
+                    "studies[{i}].group: {group:?} must be lower-case letters, digits and '-'"
                 ),
             });
         }

@@ -210,6 +210,7 @@ pub fn table_jobs(
             }
             listed.push(serde_json::json!({
                 "name": table.name,
+                "what": table_what(&table.name),
                 "caption": table.caption,
                 "path": format!("/{stem}.typ"),
             }));
@@ -243,10 +244,10 @@ pub fn paper_table_jobs(
             presets.push(p);
         }
     }
-    let mut tables = vec![
-        (tables::hyperparameters(&presets)?, inputs_of(&all)?),
-        (tables::claims_table(outcomes)?, inputs_of(&all)?),
-    ];
+    let mut tables = vec![(tables::claims_table(outcomes)?, inputs_of(&all)?)];
+    for table in tables::hyperparameters(&presets)? {
+        tables.push((table, inputs_of(&all)?));
+    }
     for group in groups(studies) {
         let members: Vec<&Study> = studies
             .iter()
@@ -272,6 +273,56 @@ pub fn paper_table_jobs(
         }
     }
     Ok(jobs)
+}
+
+/// What the paper's reproducibility section prints: the commits the runs were made at
+/// (with whether the tree was clean), every preset's data identity, and the SHA-256 of
+/// the figures' and tables' lines of the manifest (`SHA256SUMS` without the paper's own
+/// two files, which cannot list their own hash):
+/// `grep -v '  report/build/paper\.' checksums/SHA256SUMS | sha256sum` gives it.
+pub fn provenance_context(studies: &[Study], outputs: &Manifest) -> serde_json::Value {
+    let mut commits: Vec<(String, bool)> = Vec::new();
+    let unknown = || "unknown (not a git checkout)".to_string();
+    let mut data: Vec<serde_json::Value> = Vec::new();
+    for study in studies {
+        for run in &study.runs {
+            for p in &run.provenance {
+                let c = (
+                    p.code.git_commit.clone().unwrap_or_else(unknown),
+                    p.code.git_dirty.unwrap_or(true),
+                );
+                if !commits.contains(&c) {
+                    commits.push(c);
+                }
+            }
+            let first = &run.provenance[0];
+            let entry = serde_json::json!({
+                "preset": run.preset,
+                "name": first.data.name,
+                "version": first.data.version,
+                "sha256": first.data.sha256,
+            });
+            if !data.contains(&entry) {
+                data.push(entry);
+            }
+        }
+    }
+    commits.sort();
+    let lines: String = outputs
+        .sums_text()
+        .lines()
+        .filter(|l| !l.contains("  report/build/paper."))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    serde_json::json!({
+        "commits": commits
+            .iter()
+            .map(|(c, dirty)| serde_json::json!({"commit": c, "dirty": dirty}))
+            .collect::<Vec<_>>(),
+        "data": data,
+        "outputs_sha256": sha256_hex(lines.as_bytes()),
+        "outputs": lines.lines().count(),
+    })
 }
 
 /// The groups of the studies (`group` in `report/studies.toml`), sorted.
@@ -304,7 +355,17 @@ fn claims_context(outcomes: &[Outcome]) -> serde_json::Value {
             let values: Vec<serde_json::Value> = o
                 .values
                 .iter()
-                .map(|v| serde_json::json!({"label": v.label, "value": v.shown, "p": v.p_value}))
+                .zip(&o.claim.quantities)
+                .map(|(v, q)| {
+                    serde_json::json!({
+                        "label": v.label,
+                        "value": v.shown,
+                        "p": v.p_value,
+                        "study": q.study,
+                        "model": q.model,
+                        "family": q.family,
+                    })
+                })
                 .collect();
             (
                 o.claim.name.clone(),
@@ -319,6 +380,25 @@ fn claims_context(outcomes: &[Outcome]) -> serde_json::Value {
         })
         .collect();
     serde_json::Value::Object(map)
+}
+
+/// What a study's table holds, in a few words, for the sentence that references it.
+fn table_what(name: &str) -> String {
+    match name {
+        "roster" => "the models and their parameters".into(),
+        "robustness" => "ID, future and decay with their seed ranges".into(),
+        "families" => "the family averages".into(),
+        "temporal-effects" => "the Agarwal and Nenkova scores".into(),
+        "wild-time" => "Wild-Time's Eval-Fix and Eval-Stream".into(),
+        "retraining" => "the retraining policies".into(),
+        "bootstrap" => "bootstrap intervals".into(),
+        "collapsed" => "the collapsed checkpoints".into(),
+        "compute" => "the compute".into(),
+        other => match other.strip_prefix("cutoff-") {
+            Some(n) => format!("the ranking at spread cutoff {n}"),
+            None => other.replace('-', " "),
+        },
+    }
 }
 
 /// The numbers the paper's text quotes, per study, read from its analyses, and the
@@ -531,7 +611,8 @@ pub fn paper_context(
             }))
             .collect::<Vec<_>>(),
         "claims_table": "/report/build/tables/claims.typ",
-        "hyperparameters_table": "/report/build/tables/hyperparameters.typ",
+        "presets_table": "/report/build/tables/presets.typ",
+        "training_table": "/report/build/tables/training.typ",
     }))
 }
 

@@ -959,35 +959,55 @@ pub fn claims_table(outcomes: &[crate::report::claims::Outcome]) -> Result<Table
     })
 }
 
-/// The training settings of every preset of the paper, read from the presets themselves
-/// (each checked against its runs' recorded hash): one row per (preset, group of models
-/// that train alike), so a per-model override shows as its own row.
-pub fn hyperparameters(presets: &[&crate::preset::LoadedPreset]) -> Result<Table> {
-    let name = "hyperparameters";
-    let mut rows: Vec<[String; 11]> = Vec::new();
+/// The paper's presets, read from the preset files themselves (each checked against its
+/// runs' recorded hash): `presets` (one row per preset: data source and options, slicing,
+/// regime and split, metric, seeds) and `training` (one row per set of models that train
+/// alike, with the presets that train them so: optimiser, learning rate, weight decay,
+/// gradient-norm clip, batch, epochs, loss). Per-model overrides show as their own rows.
+pub fn hyperparameters(presets: &[&crate::preset::LoadedPreset]) -> Result<Vec<Table>> {
+    let mut described: Vec<[String; 6]> = Vec::new();
+    // (models, training config) -> the presets that train those models that way.
+    let mut training: Vec<(String, &crate::train::TrainConfig, Vec<String>)> = Vec::new();
     for loaded in presets {
         let p = &loaded.preset;
-        let options = serde_json::to_value(&p.data_options)
-            .map_err(|e| Error::Invalid(format!("table {name}: {}: {e}", loaded.path.display())))?;
-        let data = match (&p.data, options.as_object()) {
-            (crate::data::DataSpec::Source(source), Some(o)) if !o.is_empty() => {
-                let opts: Vec<String> = o
-                    .iter()
-                    .map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"')))
-                    .collect();
-                format!("{source} ({})", opts.join(", "))
-            }
-            (crate::data::DataSpec::Source(source), _) => source.clone(),
-            (crate::data::DataSpec::Path(path), _) => path.display().to_string(),
+        let options = serde_json::to_value(&p.data_options).map_err(|e| {
+            Error::Invalid(format!("table presets: {}: {e}", loaded.path.display()))
+        })?;
+        let (source, opts) = match (&p.data, options.as_object()) {
+            (crate::data::DataSpec::Source(source), Some(o)) => (
+                source.clone(),
+                o.iter()
+                    .map(|(k, v)| format!("{k} = {}", v.to_string().trim_matches('"')))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+            (crate::data::DataSpec::Source(source), None) => (source.clone(), String::new()),
+            (crate::data::DataSpec::Path(path), _) => (path.display().to_string(), String::new()),
         };
-        let mut split = format!("{:.0}% train", p.split.train_fraction * 100.0);
+        let scheme = serde_json::to_value(&p.slicing.scheme)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| "edges".into());
+        let mut split = format!(
+            "{}, {:.0}% train",
+            p.regime.name(),
+            p.split.train_fraction * 100.0
+        );
         if p.downsample {
             split.push_str(", equal size");
         }
         if let Some(m) = p.max_rows {
             split.push_str(&format!(", at most {m} rows"));
         }
-        // Models that train alike share a row.
+        let seeds: Vec<String> = p.seeds.iter().map(u64::to_string).collect();
+        described.push([
+            p.name.clone(),
+            source,
+            if opts.is_empty() { "–".into() } else { opts },
+            scheme,
+            split,
+            format!("{} ({})", p.metric.name(), seeds.join(", ")),
+        ]);
         let mut groups: Vec<(Vec<&str>, &crate::train::TrainConfig)> = Vec::new();
         for m in &p.models {
             match groups.iter_mut().find(|(_, t)| **t == m.train) {
@@ -996,62 +1016,85 @@ pub fn hyperparameters(presets: &[&crate::preset::LoadedPreset]) -> Result<Table
             }
         }
         for (keys, t) in groups {
-            let word = |v: serde_json::Result<serde_json::Value>| {
-                v.ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default()
-            };
-            rows.push([
-                p.name.clone(),
-                data.clone(),
-                format!("{}, {split}", p.regime.name()),
-                keys.join(", "),
+            let keys = keys.join(", ");
+            match training.iter_mut().find(|(k, c, _)| *k == keys && *c == t) {
+                Some((_, _, names)) => names.push(p.name.clone()),
+                None => training.push((keys, t, vec![p.name.clone()])),
+            }
+        }
+    }
+    let word = |v: serde_json::Result<serde_json::Value>| {
+        v.ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    };
+    let trained: Vec<[String; 9]> = training
+        .iter()
+        .map(|(keys, t, names)| {
+            [
+                names.join(", "),
+                keys.clone(),
                 word(serde_json::to_value(t.optimizer)),
                 format!("{}", t.learning_rate),
                 format!("{}", t.weight_decay),
                 t.grad_clip.map_or("–".into(), |c| format!("{c}")),
-                format!("{} / {}", t.batch_size, t.epochs),
+                t.batch_size.to_string(),
+                t.epochs.to_string(),
                 word(serde_json::to_value(t.loss)),
-                format!(
-                    "{} ({})",
-                    p.metric.name(),
-                    p.seeds
-                        .iter()
-                        .map(u64::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ]);
-        }
-    }
-    let header = [
-        "preset",
-        "data",
-        "regime, split",
-        "models",
-        "optimiser",
-        "lr",
-        "wd",
-        "clip",
-        "batch / epochs",
-        "loss",
-        "metric (seeds)",
-    ];
-    let columns: Vec<Column> = header
-        .iter()
-        .enumerate()
-        .map(|(c, h)| text(h, rows.iter().map(|r| r[c].clone()).collect()))
+            ]
+        })
         .collect();
-    Ok(Table {
-        name: name.into(),
-        caption: "Training settings of every preset, read from the presets the runs were made \
-                  from: data source and options, regime and split, the models that train \
-                  alike, optimiser, learning rate, weight decay, gradient-norm clipping, batch \
-                  size and epochs, loss, metric and seeds."
-            .into(),
-        frame: frame(name, columns)?,
-        formats: vec![Format::Text; header.len()],
-    })
+    fn table<const N: usize>(
+        name: &str,
+        caption: &str,
+        header: [&str; N],
+        rows: &[[String; N]],
+    ) -> Result<Table> {
+        let columns: Vec<Column> = header
+            .iter()
+            .enumerate()
+            .map(|(c, h)| text(h, rows.iter().map(|r| r[c].clone()).collect()))
+            .collect();
+        Ok(Table {
+            name: name.into(),
+            caption: caption.into(),
+            frame: frame(name, columns)?,
+            formats: vec![Format::Text; N],
+        })
+    }
+    Ok(vec![
+        table(
+            "presets",
+            "The presets of the paper, read from the preset files the runs were made from: \
+             data source and its options, slicing scheme, regime and split, metric and seeds.",
+            [
+                "preset",
+                "data",
+                "options",
+                "slices",
+                "regime, split",
+                "metric (seeds)",
+            ],
+            &described,
+        )?,
+        table(
+            "training",
+            "Training settings, read from the presets: one row per set of models that train \
+             alike in the presets named (a model with its own epochs has its own row).",
+            [
+                "presets",
+                "models",
+                "optimiser",
+                "lr",
+                "wd",
+                "clip",
+                "batch",
+                "epochs",
+                "loss",
+            ],
+            &trained,
+        )?,
+    ])
 }
 
 /// A group of studies side by side (e.g. the drift types): per trained model, its ID and
