@@ -499,6 +499,8 @@ pub fn paper_context(
             "title": study.spec.title,
             "metric": metric.name(),
             "models": trained.iter().map(|m| m.model.clone()).collect::<Vec<_>>(),
+            // Every model of the figures, the baseline included, in figure order.
+            "models_all": a.models.iter().map(|m| m.model.clone()).collect::<Vec<_>>(),
             "seeds": trained.first().map_or(0, |m| m.seeds.len()),
             "baseline": baseline.map(|b| serde_json::json!({
                 "model": b.model,
