@@ -234,6 +234,8 @@ pub struct Value {
     pub value: f64,
     /// The same on the paper's display scale (×100 for metrics in `[0, 1]`).
     pub shown: f64,
+    /// That display scale ([`crate::Metric::display_scale`] of the study's metric).
+    pub scale: f64,
     /// The range over seeds (model quantities of `id`, `future`, `decay`).
     pub seed_range: Option<(f64, f64)>,
     /// The Wilcoxon p-value (Agarwal & Nenkova scores).
@@ -472,6 +474,7 @@ fn value(q: &Quantity, studies: &[Study]) -> std::result::Result<Value, String> 
         label,
         value,
         shown: value * scale,
+        scale,
         seed_range,
         p_value,
     };

@@ -345,7 +345,9 @@ fn cohort_means(cohorts: Vec<CohortPanel>) -> Result<Vec<Job>> {
             )));
         }
         let opts = HeatmapOptions::raw(metric, None);
-        let scale = Scale::shared_sequential(&members.iter().map(|c| &c.grid).collect::<Vec<_>>())
+        // The studies of a group differ widely (a drift that costs nothing next to one that
+        // inverts the labels): the full range, so that no panel's cells leave the bar.
+        let scale = Scale::full_sequential(&members.iter().map(|c| &c.grid).collect::<Vec<_>>())
             .unwrap_or(Scale::Sequential { lo: 0.0, hi: 1.0 });
         jobs.push(Job::new(
             format!("figures/cohort-means-{group}.svg"),

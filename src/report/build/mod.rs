@@ -371,6 +371,9 @@ fn claims_context(outcomes: &[Outcome]) -> serde_json::Value {
                 o.claim.name.clone(),
                 serde_json::json!({
                     "says": o.claim.says,
+                    // The bound of `above` / `below`, on the display scale of the first
+                    // quantity's study.
+                    "bound": o.claim.value.zip(o.values.first()).map(|(b, v)| b * v.scale),
                     "holds": o.holds,
                     "values": values,
                     "seed_paper": o.claim.seed_paper,

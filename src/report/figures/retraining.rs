@@ -25,7 +25,7 @@ const PLOT_W: u32 = 480;
 /// The legend's key to the two marker shapes.
 const SCHEDULED: &str = "every k slices, or never";
 const ON_DROP: &str = "retrain on a drop";
-const PLOT_H: u32 = 320;
+const PLOT_H: u32 = 230;
 
 /// The policies of every series as an SVG document, `y_label` naming the score.
 pub fn retraining(series: &[PolicySeries], y_label: &str) -> Result<String> {

@@ -3,7 +3,9 @@
 //!
 //! - [`Scale::Sequential`] maps raw scores `[lo, hi]` onto [`super::colors::VIRIDIS`];
 //!   [`Scale::shared_sequential`] takes the 5th and 95th percentiles of every filled cell of
-//!   a study's models, so one colour means one score across the study.
+//!   a study's models, so one colour means one score across the study;
+//!   [`Scale::full_sequential`] spans the smallest to the largest cell (the panels of a
+//!   group of studies, whose ranges differ too much for percentiles).
 //! - [`Scale::Diverging`] maps deviations `[-max_abs, max_abs]` onto
 //!   [`super::colors::RDBU`], white at zero; [`Scale::shared_diverging`] takes the 99th
 //!   percentile of `|Δ|` over every filled deviation cell.
@@ -57,6 +59,17 @@ impl Scale {
             lo: percentile(&values, 5.0)?,
             hi: percentile(&values, 95.0)?,
         })
+    }
+
+    /// The sequential scale over every filled cell of `grids`, from the smallest to the
+    /// largest: no cell outside it (for panels that compare studies whose ranges differ
+    /// widely); `None` when no cell is filled.
+    pub fn full_sequential(grids: &[&Grid]) -> Option<Scale> {
+        let values = grids.iter().flat_map(|g| g.filled().map(|c| c.2));
+        let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+        lo.is_finite().then_some(Scale::Sequential { lo, hi })
     }
 
     /// The deviation scale shared by `deviations` (grids of `Δ = M - M̄`): `max_abs` is the
