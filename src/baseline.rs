@@ -199,6 +199,23 @@ pub fn write_baseline(
     out: &Path,
 ) -> Result<PathBuf> {
     let run = baseline_run(loaded, data, plan)?;
+    // Every `drift run` of a preset writes its baseline first. One already there with the
+    // same cells, health and provenance but for the commit is kept: rewriting it would
+    // only churn the commit its run.json names (committed results changed by a rerun).
+    let p = &run.provenance;
+    let dir = artifacts::run_dir(out, &p.preset.name, &p.model, p.seed);
+    if let Ok(existing) = artifacts::load_run(&dir) {
+        let same = existing.slices == run.slices
+            && existing.grid == run.grid
+            && existing.health == run.health
+            && existing.provenance.preset == p.preset
+            && existing.provenance.data == p.data
+            && existing.provenance.metric == p.metric
+            && existing.provenance.schema == p.schema;
+        if same {
+            return Ok(dir);
+        }
+    }
     artifacts::write_run(out, &run)
 }
 

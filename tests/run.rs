@@ -47,6 +47,25 @@ fn reference() -> &'static Path {
     .path()
 }
 
+/// A rerun of a preset keeps the baseline that is there when it would write the same
+/// one (it would only change the commit its run.json names), and rewrites a changed one.
+#[test]
+fn a_rerun_keeps_an_identical_baseline_and_rewrites_a_changed_one() {
+    let dir = tempfile::tempdir().unwrap();
+    run_ok(SMOKE, dir.path());
+    let run_json = dir.path().join("smoke/majority/seed-0/run.json");
+    let before = fs::metadata(&run_json).unwrap().modified().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    run_ok(SMOKE, dir.path());
+    assert_eq!(fs::metadata(&run_json).unwrap().modified().unwrap(), before);
+    // A damaged baseline is not kept: the rerun writes it again.
+    let matrix = dir.path().join("smoke/majority/seed-0/matrix.csv");
+    fs::write(&matrix, "train_slice,eval_slice,metric,value\n").unwrap();
+    run_ok(SMOKE, dir.path());
+    drift::artifacts::load_run(&dir.path().join("smoke/majority/seed-0")).unwrap();
+    assert_same_tree(reference(), dir.path());
+}
+
 #[test]
 fn the_smoke_preset_gives_byte_identical_artifacts_twice() {
     let again = tempfile::tempdir().unwrap();
