@@ -311,7 +311,6 @@ struct CohortPanel {
 /// the display scale), one colour bar for the group's one metric.
 fn cohort_means(cohorts: Vec<CohortPanel>) -> Result<Vec<Job>> {
     let mut groups: Vec<String> = cohorts.iter().map(|c| c.group.clone()).collect();
-    groups.dedup();
     groups.sort();
     groups.dedup();
     let mut jobs = Vec::new();

@@ -249,10 +249,7 @@ pub fn paper_table_jobs(
         tables.push((table, inputs_of(&all)?));
     }
     for group in groups(studies) {
-        let members: Vec<&Study> = studies
-            .iter()
-            .filter(|s| s.spec.group.as_deref() == Some(group.as_str()))
-            .collect();
+        let members = group_members(studies, &group);
         let named: Vec<(&str, &crate::analysis::StudyAnalysis)> = members
             .iter()
             .map(|s| (s.spec.name.as_str(), &s.analysis))
@@ -334,6 +331,14 @@ fn groups(studies: &[Study]) -> Vec<String> {
     groups.sort();
     groups.dedup();
     groups
+}
+
+/// The studies of `group`, in study order.
+fn group_members<'a>(studies: &'a [Study], group: &str) -> Vec<&'a Study> {
+    studies
+        .iter()
+        .filter(|s| s.spec.group.as_deref() == Some(group))
+        .collect()
 }
 
 /// A figure as the paper places it: its path (from the report root) and its printed
@@ -562,10 +567,7 @@ pub fn paper_context(
         .collect();
     let mut group_map = serde_json::Map::new();
     for group in groups(studies) {
-        let in_group: Vec<&Study> = studies
-            .iter()
-            .filter(|s| s.spec.group.as_deref() == Some(group.as_str()))
-            .collect();
+        let in_group = group_members(studies, &group);
         let members: Vec<&str> = in_group.iter().map(|s| s.spec.name.as_str()).collect();
         // Health and the baseline margins over every study of the group.
         let (mut checkpoints, mut collapsed) = (0, 0);
