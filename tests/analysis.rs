@@ -512,6 +512,7 @@ fn cohort_study() -> analysis::StudyAnalysis {
     let (a, b, c) = cohort_models();
     let model = |model, family, matrix| analysis::StudyModel {
         model,
+        key: model,
         family,
         matrix,
         baseline: false,
@@ -535,6 +536,7 @@ fn a_baseline_is_ranked_but_not_in_the_cohort() {
     base.add_seed(0, Grid::from_rows(&flat).unwrap()).unwrap();
     let model = |model, matrix, baseline| analysis::StudyModel {
         model,
+        key: model,
         family: "f",
         matrix,
         baseline,
@@ -682,6 +684,7 @@ fn a_study_needs_consistent_models_each_once() {
     let (a, b, _) = cohort_models();
     let model = |model, matrix| analysis::StudyModel {
         model,
+        key: model,
         family: "f",
         matrix,
         baseline: false,

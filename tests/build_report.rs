@@ -63,7 +63,6 @@ fn study(root: &Path) {
     fs::create_dir_all(root.join("report")).unwrap();
     fs::create_dir_all(root.join("presets")).unwrap();
     fs::write(root.join("presets/tiny.toml"), TINY).unwrap();
-    let preset_sha256 = drift::preset::Preset::parse(TINY).unwrap().content_hash();
     fs::create_dir_all(root.join("results")).unwrap();
     // The committed paper template with its partials and bibliography, a claim about this
     // study, and a model listing as `drift models --params` writes.
@@ -86,46 +85,9 @@ fn study(root: &Path) {
         "[[studies]]\nname = \"tiny\"\ntitle = \"Tiny\"\npresets = [\"tiny\"]\ngroup = \"small\"\n",
     )
     .unwrap();
-    let slices: Vec<String> = ["2001", "2002", "2003", "2004"].map(String::from).to_vec();
     for (m, model) in ["cnn_s", "mlp_s"].into_iter().enumerate() {
         for seed in [0u64, 1] {
-            let rows: Vec<Vec<Option<f64>>> = (0..4)
-                .map(|i| {
-                    (0..4)
-                        .map(|j| {
-                            let lag = j as f64 - i as f64;
-                            let v =
-                                0.9 - 0.05 * lag.max(0.0) - 0.02 * m as f64 + 0.01 * seed as f64;
-                            (i + j != 3 || i == j).then_some(v)
-                        })
-                        .collect()
-                })
-                .collect();
-            let run = RunArtifact {
-                slices: slices.clone(),
-                grid: drift::Grid::from_rows(&rows).unwrap(),
-                provenance: Provenance {
-                    schema: 1,
-                    preset: PresetRef {
-                        name: "tiny".into(),
-                        path: "presets/tiny.toml".into(),
-                        sha256: preset_sha256.clone(),
-                    },
-                    model: model.into(),
-                    seed,
-                    metric: drift::Metric::Accuracy,
-                    code: CodeVersion::current(),
-                    data: DataSource::new("toy-images", "1", "2".repeat(64)),
-                    device: "cpu".into(),
-                    threads: 1,
-                },
-                timing: Some(WallTimes {
-                    train: 1.0 + seed as f64,
-                    eval: 0.5,
-                }),
-                health: None,
-            };
-            let dir = write_run(&root.join("results"), &run).unwrap();
+            let dir = write_tiny_run(root, "tiny", TINY, model, seed, 0.02 * m as f64);
             // Saliency maps of one model, as `drift saliency` writes them.
             if model == "cnn_s" {
                 for cutoff in ["2001", "2003"] {
@@ -155,6 +117,56 @@ fn study(root: &Path) {
             }
         }
     }
+}
+
+/// Writes one seed's run of `model` under `results/<preset>/`, made from `presets/<preset>.toml`
+/// holding `text`: four yearly slices, 0.9 less 0.05 per year of lag less `offset`, seed 1
+/// 0.01 above seed 0, one future cell left empty.
+fn write_tiny_run(
+    root: &Path,
+    preset: &str,
+    text: &str,
+    model: &str,
+    seed: u64,
+    offset: f64,
+) -> PathBuf {
+    let slices: Vec<String> = ["2001", "2002", "2003", "2004"].map(String::from).to_vec();
+    let rows: Vec<Vec<Option<f64>>> = (0..4)
+        .map(|i| {
+            (0..4)
+                .map(|j| {
+                    let lag = j as f64 - i as f64;
+                    let v = 0.9 - 0.05 * lag.max(0.0) - offset + 0.01 * seed as f64;
+                    (i + j != 3 || i == j).then_some(v)
+                })
+                .collect()
+        })
+        .collect();
+    let run = RunArtifact {
+        slices,
+        grid: drift::Grid::from_rows(&rows).unwrap(),
+        provenance: Provenance {
+            schema: 1,
+            preset: PresetRef {
+                name: preset.into(),
+                path: format!("presets/{preset}.toml"),
+                sha256: drift::preset::Preset::parse(text).unwrap().content_hash(),
+            },
+            model: model.into(),
+            seed,
+            metric: drift::Metric::Accuracy,
+            code: CodeVersion::current(),
+            data: DataSource::new("toy-images", "1", "2".repeat(64)),
+            device: "cpu".into(),
+            threads: 1,
+        },
+        timing: Some(WallTimes {
+            train: 1.0 + seed as f64,
+            eval: 0.5,
+        }),
+        health: None,
+    };
+    write_run(&root.join("results"), &run).unwrap()
 }
 
 fn build(root: &Path, args: &[&str]) -> Output {
@@ -408,6 +420,85 @@ fn a_claim_naming_what_is_not_there_is_an_error_not_a_finding() {
     let err = stderr(&o);
     assert!(
         err.contains("claim \"cnn-leads-in-distribution\": tiny: no model \"vit_s\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn one_study_trains_a_key_on_several_presets_when_they_are_tagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    study(root);
+    // A second preset of the same models on another input, and each preset's baseline.
+    let other = TINY.replace("name = \"tiny\"", "name = \"tiny-b\"");
+    fs::write(root.join("presets/tiny-b.toml"), &other).unwrap();
+    for seed in [0u64, 1] {
+        for model in ["cnn_s", "mlp_s"] {
+            write_tiny_run(root, "tiny-b", &other, model, seed, 0.1);
+        }
+    }
+    write_tiny_run(root, "tiny", TINY, "majority", 0, 0.4);
+    write_tiny_run(root, "tiny-b", &other, "majority", 0, 0.4);
+    let spec = |tags: &str| {
+        let text = format!(
+            "[[studies]]\nname = \"tiny\"\ntitle = \"Tiny\"\npresets = [\"tiny\", \"tiny-b\"]\n{tags}"
+        );
+        fs::write(root.join("report/studies.toml"), text).unwrap();
+        drift::report::study::read_specs(&root.join("report/studies.toml"))
+    };
+    let load = |specs: Vec<drift::report::study::StudySpec>| {
+        drift::report::study::load(root, "results", &specs)
+    };
+
+    let err = load(spec("").unwrap()).unwrap_err().to_string();
+    assert!(err.contains("model \"cnn_s\" appears twice"), "{err}");
+    let err = spec("tags = { tiny-c = \"c\" }").unwrap_err().to_string();
+    assert!(
+        err.contains("studies[0].tags: preset \"tiny-c\" is not one of the study's presets"),
+        "{err}"
+    );
+    let err = spec("tags = { tiny-b = \"B\" }").unwrap_err().to_string();
+    assert!(err.contains("studies[0].tags: \"B\" must be"), "{err}");
+
+    let studies = load(spec("tags = { tiny-b = \"b\" }").unwrap()).unwrap();
+    let a = &studies[0].analysis;
+    let names: Vec<(&str, &str)> = a
+        .models
+        .iter()
+        .map(|m| (m.model.as_str(), m.key.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("cnn_s", "cnn_s"),
+            ("majority", "majority"),
+            ("mlp_s", "mlp_s"),
+            ("cnn_s-b", "cnn_s"),
+            ("mlp_s-b", "mlp_s")
+        ]
+    );
+    let id = |m: &str| a.model(m).unwrap().overall.id.unwrap();
+    assert!((id("cnn_s") - id("cnn_s-b") - 0.1).abs() < 1e-12);
+    let listing = drift::report::tables::parse_models_listing(
+        &fs::read_to_string(root.join("results/models.txt")).unwrap(),
+    )
+    .unwrap();
+    let roster = drift::report::tables::roster(&listing, a).unwrap();
+    let csv = drift::report::tables::to_csv(&roster).unwrap();
+    let models: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    assert_eq!(models, ["mlp_s", "mlp_s-b", "cnn_s", "cnn_s-b", "majority"]);
+
+    // Baselines are kept once, and only when the presets fitted the same one.
+    write_tiny_run(root, "tiny-b", &other, "majority", 0, 0.3);
+    let err = load(spec("tags = { tiny-b = \"b\" }").unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("study tiny: presets tiny and tiny-b fitted different majority baselines"),
         "{err}"
     );
 }

@@ -87,12 +87,14 @@ fn a_study_shows_each_model_its_ranks_the_cohort_and_the_families() {
     let study = analysis::StudyAnalysis::new(&[
         analysis::StudyModel {
             model: "n",
+            key: "n",
             family: "g",
             matrix: &n,
             baseline: false,
         },
         analysis::StudyModel {
             model: "m",
+            key: "m",
             family: "f",
             matrix: &m,
             baseline: false,

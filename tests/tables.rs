@@ -140,6 +140,7 @@ fn try_analysed(runs: &[ModelRuns]) -> drift::Result<StudyAnalysis> {
         .zip(&families)
         .map(|(r, f)| StudyModel {
             model: &r.model,
+            key: &r.model,
             family: f,
             matrix: &r.matrix,
             baseline: false,

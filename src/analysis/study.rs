@@ -23,8 +23,11 @@ pub const SPREAD_CUTOFFS: usize = 4;
 /// One model of a study as the analyses enter it.
 #[derive(Clone, Copy, Debug)]
 pub struct StudyModel<'a> {
-    /// Model key.
+    /// Its name in the study, unique there: the registry key, or the key tagged with its
+    /// preset's tag when one study trains a key on several inputs (`linear-glove`).
     pub model: &'a str,
+    /// Registry key (what the model computes).
+    pub key: &'a str,
     /// Family for the family analyses (the preset's, which defaults to the registry's).
     pub family: &'a str,
     /// Its drift matrix over every seed.
@@ -37,8 +40,10 @@ pub struct StudyModel<'a> {
 /// The analyses of one model of a study.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ModelAnalysis {
-    /// Model key.
+    /// Its name in the study ([`StudyModel::model`]).
     pub model: String,
+    /// Registry key.
+    pub key: String,
     /// Its family.
     pub family: String,
     /// Seeds, ascending.
@@ -155,6 +160,7 @@ impl StudyAnalysis {
                 let mean = m.matrix.mean();
                 ModelAnalysis {
                     model: m.model.to_string(),
+                    key: m.key.to_string(),
                     family: m.family.to_string(),
                     seeds: m.matrix.seeds().to_vec(),
                     deviation: deviation(&mean, &cohort.mean),

@@ -43,6 +43,13 @@ pub struct StudySpec {
     pub title: String,
     /// Preset names whose runs under the results folder form the study.
     pub presets: Vec<String>,
+    /// Tags of presets (`{ "sotu-glove" = "glove" }`): a tagged preset's models are named
+    /// `<key>-<tag>` in the study, so that one study can train a key on several inputs
+    /// (a linear head on MiniLM and on GloVe). Untagged presets keep their keys, and
+    /// baselines are never tagged: presets that share data, slicing and split fit the same
+    /// baseline, which the study keeps once.
+    #[serde(default)]
+    pub tags: BTreeMap<String, String>,
     /// A group of studies the paper compares side by side (e.g. `drift-types`): their
     /// cohort means share one figure, `figures/cohort-means-<group>.svg`, so they must
     /// share a metric.
@@ -93,7 +100,9 @@ pub enum Collapsed {
 pub struct Study {
     /// The configuration.
     pub spec: StudySpec,
-    /// The runs, ordered by preset (as configured) then model key.
+    /// The runs, ordered by preset (as configured) then model key; each run's `model` is
+    /// its name in the study ([`StudySpec::tags`]), a baseline that several presets share
+    /// is here once.
     pub runs: Vec<ModelRuns>,
     /// Every analysis of the runs, models in run order.
     pub analysis: StudyAnalysis,
@@ -186,6 +195,25 @@ pub fn read_studies(path: &Path) -> Result<StudiesFile> {
                 message: format!("studies[{i}].presets: needs at least one preset"),
             });
         }
+        for (preset, tag) in &s.tags {
+            let problem = if !s.presets.contains(preset) {
+                Some(format!(
+                    "preset {preset:?} is not one of the study's presets"
+                ))
+            } else if !is_name(tag) {
+                Some(format!(
+                    "{tag:?} must be lower-case letters, digits and '-'"
+                ))
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                return Err(Error::Preset {
+                    path: path.to_path_buf(),
+                    message: format!("studies[{i}].tags: {problem}"),
+                });
+            }
+        }
         for (j, m) in s.saliency.iter().enumerate() {
             let problem = if !s.presets.contains(&m.preset) {
                 Some(format!(
@@ -267,10 +295,12 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Study
             };
             inputs.sort();
             let in_error = |e: Error| Error::Invalid(format!("study {}: {e}", spec.name));
-            let families: Vec<&str> = runs
+            let named = name_runs(spec, runs)?;
+            let families: Vec<&str> = named
                 .iter()
-                .map(|r| family(&presets, r))
+                .map(|(r, key)| family(&presets, r, key))
                 .collect::<Result<_>>()?;
+            let (runs, keys): (Vec<ModelRuns>, Vec<String>) = named.into_iter().unzip();
             let matrices: Vec<DriftMatrix> = runs
                 .iter()
                 .map(|r| match spec.collapsed {
@@ -282,11 +312,13 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Study
                 .iter()
                 .zip(&families)
                 .zip(&matrices)
-                .map(|((r, family), matrix)| StudyModel {
+                .zip(&keys)
+                .map(|(((r, family), matrix), key)| StudyModel {
                     model: &r.model,
+                    key,
                     family,
                     matrix,
-                    baseline: Baseline::from_key(&r.model).is_some(),
+                    baseline: Baseline::from_key(key).is_some(),
                 })
                 .collect();
             let analysis = StudyAnalysis::new(&models).map_err(in_error)?;
@@ -308,6 +340,33 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Study
             })
         })
         .collect()
+}
+
+/// Names every run in the study and pairs it with its registry key: a tagged preset's
+/// models become `<key>-<tag>`; a baseline that several presets fitted is kept once, and
+/// only if they all fitted the same grids (else the presets do not share data, slicing and
+/// split, and their models cannot be compared).
+fn name_runs(spec: &StudySpec, runs: Vec<ModelRuns>) -> Result<Vec<(ModelRuns, String)>> {
+    let mut named: Vec<(ModelRuns, String)> = Vec::new();
+    for mut run in runs {
+        let key = run.model.clone();
+        if Baseline::from_key(&key).is_some() {
+            if let Some((first, _)) = named.iter().find(|(r, _)| r.model == key) {
+                if first.matrix != run.matrix {
+                    return Err(Error::Invalid(format!(
+                        "study {}: presets {} and {} fitted different {key} baselines; \
+                         the presets of one study must share data, slicing and split",
+                        spec.name, first.preset, run.preset
+                    )));
+                }
+                continue;
+            }
+        } else if let Some(tag) = spec.tags.get(&run.preset) {
+            run.model = format!("{key}-{tag}");
+        }
+        named.push((run, key));
+    }
+    Ok(named)
 }
 
 /// The preset file of every run (by path relative to the root), each checked against the
@@ -348,8 +407,12 @@ fn presets_of(
 }
 
 /// The family a run's preset gives its model ([`BASELINE_FAMILY`] for a baseline).
-fn family<'a>(presets: &'a BTreeMap<String, LoadedPreset>, run: &ModelRuns) -> Result<&'a str> {
-    if Baseline::from_key(&run.model).is_some() {
+fn family<'a>(
+    presets: &'a BTreeMap<String, LoadedPreset>,
+    run: &ModelRuns,
+    key: &str,
+) -> Result<&'a str> {
+    if Baseline::from_key(key).is_some() {
         return Ok(BASELINE_FAMILY);
     }
     let path = &run.provenance[0].preset.path;
@@ -357,12 +420,12 @@ fn family<'a>(presets: &'a BTreeMap<String, LoadedPreset>, run: &ModelRuns) -> R
         .preset
         .models
         .iter()
-        .find(|m| m.key == run.model)
+        .find(|m| m.key == key)
         .map(|m| m.family.as_str())
         .ok_or_else(|| {
             Error::Invalid(format!(
-                "{}/{}: preset {path} has no model {}",
-                run.preset, run.model, run.model
+                "{}/{key}: preset {path} has no model {key}",
+                run.preset
             ))
         })
 }

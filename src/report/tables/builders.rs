@@ -156,13 +156,14 @@ fn scaled(value: Option<f64>, scale: f64) -> Option<f64> {
 }
 
 /// The model roster: `model`, `family`, `input`, `architecture`, `parameters`, for the
-/// study's models in listing order. Every model of the study must be in the listing.
+/// study's models in listing order (the family is the study's, which a preset may set).
+/// Every model's key must be in the listing.
 pub fn roster(listing: &[ModelListing], study: &StudyAnalysis) -> Result<Table> {
     let name = "roster";
     // The counting baselines are not in the registry's listing: they are described here.
     let baselines: Vec<ModelListing> = by_key(study)
         .iter()
-        .filter_map(|m| Baseline::from_key(&m.model))
+        .filter_map(|m| Baseline::from_key(&m.key))
         .map(|b| ModelListing {
             key: b.key().into(),
             family: crate::baseline::BASELINE_FAMILY.into(),
@@ -173,31 +174,40 @@ pub fn roster(listing: &[ModelListing], study: &StudyAnalysis) -> Result<Table> 
         .collect();
     let listing: Vec<ModelListing> = listing.iter().cloned().chain(baselines).collect();
     for m in by_key(study) {
-        if !listing.iter().any(|l| l.key == m.model) {
+        if !listing.iter().any(|l| l.key == m.key) {
             return Err(Error::Invalid(format!(
                 "table roster: model {:?} is not in the models listing",
-                m.model
+                m.key
             )));
         }
     }
-    let rows: Vec<&ModelListing> = listing
+    // Listing order; a key the study trains on several inputs gives one row per name.
+    let rows: Vec<(&ModelAnalysis, &ModelListing)> = listing
         .iter()
-        .filter(|l| study.model(&l.key).is_some())
+        .flat_map(|l| {
+            by_key(study)
+                .into_iter()
+                .filter(move |m| m.key == l.key)
+                .map(move |m| (m, l))
+        })
         .collect();
     let df = frame(
         name,
         vec![
-            text("model", rows.iter().map(|l| l.key.clone()).collect()),
-            text("family", rows.iter().map(|l| l.family.clone()).collect()),
-            text("input", rows.iter().map(|l| l.input.clone()).collect()),
+            text("model", rows.iter().map(|(m, _)| m.model.clone()).collect()),
+            text(
+                "family",
+                rows.iter().map(|(m, _)| m.family.clone()).collect(),
+            ),
+            text("input", rows.iter().map(|(_, l)| l.input.clone()).collect()),
             text(
                 "architecture",
-                rows.iter().map(|l| l.summary.clone()).collect(),
+                rows.iter().map(|(_, l)| l.summary.clone()).collect(),
             ),
             ints(
                 "parameters",
                 rows.iter()
-                    .map(|l| i64::try_from(l.parameters).ok())
+                    .map(|(_, l)| i64::try_from(l.parameters).ok())
                     .collect(),
             ),
         ],
