@@ -270,17 +270,6 @@ pub fn encoder_input(
     Ok(Some((settings, raw)))
 }
 
-/// The finished cache `settings` make of the raw `texts` of `source`, if it is built
-/// under `root` (its manifest checked, not its data files).
-pub fn built_cache(
-    settings: &EncoderText,
-    source: &DataSource,
-    texts: &[String],
-    root: &Path,
-) -> Result<Option<Cache>> {
-    Cache::open(root, &settings.spec(source, texts)?)
-}
-
 impl EncoderText {
     /// Reads `encoder`, `encoder_path`, `max_tokens`, `pooling` and `input` (with
     /// `text = "encoder"`); `base` resolves a relative `encoder_path`.

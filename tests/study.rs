@@ -385,3 +385,34 @@ fn a_rerun_of_the_smallest_committed_runs_gives_their_bytes() {
         assert_eq!(provenance(&committed), provenance(&rerun), "{run}/run.json");
     }
 }
+
+#[test]
+fn presets_that_read_one_encoder_cache_share_one_cache_item() {
+    // Token states and pooled embeddings of one encoder come from one cache: the plan
+    // builds it once, not once per preset (two builds at once would do the work twice).
+    let dir = study_folder(&["glove-tokens", "glove-pooled"]);
+    for (name, input, model) in [
+        ("glove-tokens", "tokens", "ffn_s"),
+        ("glove-pooled", "pooled", "linear"),
+    ] {
+        let preset = format!(
+            "schema = 1\nname = \"{name}\"\nseeds = [0]\nmetric = \"accuracy\"\n\
+             [data]\nsource = \"sotu\"\n\
+             [data.options]\ntext = \"encoder\"\nencoder = \"glove\"\nmax_tokens = 16\ninput = \"{input}\"\n\
+             [slicing]\nscheme = \"decade\"\n[split]\ntrain_fraction = 0.7\n\
+             [regime]\nkind = \"cumulative\"\n\
+             [train]\noptimizer = \"adam\"\nlearning_rate = 1e-3\nbatch_size = 64\nepochs = 1\n\
+             loss = \"cross-entropy\"\n[[models]]\nkey = \"{model}\"\n"
+        );
+        fs::write(dir.path().join(format!("presets/{name}.toml")), preset).unwrap();
+    }
+    fs::write(
+        dir.path().join("studies.toml"),
+        "[[studies]]\nname = \"g\"\ntitle = \"G\"\npresets = [\"glove-tokens\", \"glove-pooled\"]\n",
+    )
+    .unwrap();
+    let plan = study_ok(dir.path(), &["--plan"]);
+    let caches: Vec<&str> = plan.lines().filter(|l| l.contains(" cache/")).collect();
+    assert_eq!(caches.len(), 1, "{plan}");
+    assert!(caches[0].contains("cache/glove-tokens"), "{plan}");
+}

@@ -212,8 +212,8 @@ type DataIdentity = std::result::Result<(DataSource, Baseline, usize), String>;
 
 /// What loading a preset's data found.
 struct Inspected {
-    /// The state of its encoder cache, when it reads one.
-    cache: Option<State>,
+    /// The key and state of its encoder cache, when it reads one.
+    cache: Option<(String, State)>,
     data: DataIdentity,
 }
 
@@ -231,19 +231,15 @@ fn inspect(loaded: &LoadedPreset, file: &Path) -> Result<Inspected> {
                 "{who}: text = \"encoder\" needs a source that yields text"
             )));
         };
-        let built = crate::text::built_cache(
-            &settings,
-            &texts.source,
-            list,
-            &crate::encoders::cache::root(),
-        );
+        let spec = settings.spec(&texts.source, list)?;
+        let built = crate::encoders::cache::Cache::open(&crate::encoders::cache::root(), &spec);
         let state = match built {
             Ok(Some(_)) => State::Done,
             Ok(None) => State::Missing(format!("{} cache not built", settings.encoder)),
             Err(e) => State::Stale(e.to_string()),
         };
         let done = state == State::Done;
-        cache = Some(state);
+        cache = Some((spec.key(), state));
         if !done {
             return Ok(Inspected {
                 cache,
@@ -315,18 +311,23 @@ impl Plan {
             .map(|(loaded, file)| inspect(loaded, file))
             .collect::<Result<_>>()?;
         let mut presets: Vec<PresetInfo> = Vec::new();
+        // One item per cache key: presets that read one cache (token states and pooled
+        // embeddings of one encoder) share its item, so it is built once.
+        let mut caches: BTreeMap<String, usize> = BTreeMap::new();
         for ((loaded, file), found) in listed.into_iter().zip(inspected) {
-            let cache = found.cache.map(|state| {
-                plan.push(
-                    &format!("cache/{}", loaded.preset.name),
-                    Stage::Caches,
-                    Work::Cache {
-                        preset: file.clone(),
-                    },
-                    Vec::new(),
-                    state,
-                    None,
-                )
+            let cache = found.cache.map(|(key, state)| {
+                *caches.entry(key).or_insert_with(|| {
+                    plan.push(
+                        &format!("cache/{}", loaded.preset.name),
+                        Stage::Caches,
+                        Work::Cache {
+                            preset: file.clone(),
+                        },
+                        Vec::new(),
+                        state,
+                        None,
+                    )
+                })
             });
             presets.push(PresetInfo {
                 data: found.data,
