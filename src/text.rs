@@ -42,6 +42,38 @@ use crate::encoders::{self, GLOVE, MINILM, Pooling};
 use crate::slices::stream;
 use crate::{Error, Result};
 
+/// What an encoded data set's version says before the place its cache was encoded.
+const ENCODED_ON: &str = "; encoded on ";
+
+/// The bytes whose SHA-256 identifies an encoded data set: the cache key, the input kind
+/// and where the cache was encoded.
+fn encoded_identity(key: &str, input: &str, computed_on: &str) -> Vec<u8> {
+    format!("{key}\n{input}\n{computed_on}").into_bytes()
+}
+
+/// Whether `recorded`, the data identity a run recorded, is that of the data set a preset
+/// with this cache `key` and `input` kind loads from `source`, wherever its cache was
+/// encoded: what a run can be checked against when this machine has not built the cache.
+pub fn is_encoded_identity(
+    recorded: &DataSource,
+    source: &DataSource,
+    key: &str,
+    input: &str,
+) -> bool {
+    let Some(computed_on) = recorded
+        .version
+        .rsplit_once(ENCODED_ON)
+        .and_then(|(_, place)| place.strip_suffix(')'))
+    else {
+        return false;
+    };
+    recorded.name == source.name
+        && recorded
+            .version
+            .starts_with(&format!("{} + ", source.version))
+        && recorded.sha256 == sha256_hex(&encoded_identity(key, input, computed_on))
+}
+
 /// How text becomes model input.
 #[derive(Clone, Debug)]
 pub enum TextInput {
@@ -434,7 +466,7 @@ pub fn encode(
     )?;
     let inputs = cache.inputs(settings.input)?;
     let version = format!(
-        "{} + {} {} ({} tokens, {} pooling, {} input; encoded on {})",
+        "{} + {} {} ({} tokens, {} pooling, {} input{ENCODED_ON}{})",
         data.source.version,
         spec.encoder.name,
         spec.encoder.version,
@@ -443,13 +475,15 @@ pub fn encode(
         settings.input.name(),
         cache.manifest.computed_on
     );
-    let identity = format!(
-        "{}\n{}\n{}",
-        cache.key(),
-        settings.input.name(),
-        cache.manifest.computed_on
+    let source = DataSource::of_bytes(
+        data.source.name.clone(),
+        version,
+        &encoded_identity(
+            cache.key(),
+            settings.input.name(),
+            &cache.manifest.computed_on,
+        ),
     );
-    let source = DataSource::of_bytes(data.source.name.clone(), version, identity.as_bytes());
     Ok((
         Dataset {
             source,

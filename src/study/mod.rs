@@ -208,7 +208,22 @@ pub struct Plan {
 
 /// The data identity a preset's runs must record, with its baseline and number of
 /// cutoffs; an error text when it cannot be known yet.
-type DataIdentity = std::result::Result<(DataSource, Baseline, usize), String>;
+type DataIdentity = std::result::Result<(Expected, Baseline, usize), String>;
+
+/// The data identity a preset's runs must have recorded.
+enum Expected {
+    /// The data set's, as it loads here.
+    Known(DataSource),
+    /// An encoder preset whose cache this machine has not built: the identity of the
+    /// cache `key` and `input` kind of the texts of `source`, wherever it was encoded
+    /// ([`crate::text::is_encoded_identity`]), so that a fresh checkout can check the
+    /// committed runs without running the encoder.
+    Encoded {
+        source: DataSource,
+        key: String,
+        input: &'static str,
+    },
+}
 
 /// What loading a preset's data found.
 struct Inspected {
@@ -241,9 +256,18 @@ fn inspect(loaded: &LoadedPreset, file: &Path) -> Result<Inspected> {
         let done = state == State::Done;
         cache = Some((spec.key(), state));
         if !done {
+            let cutoffs = preset.plan(&texts)?.timeline.slices.len();
             return Ok(Inspected {
                 cache,
-                data: Err("its encoder cache is not built yet".into()),
+                data: Ok((
+                    Expected::Encoded {
+                        source: texts.source.clone(),
+                        key: spec.key(),
+                        input: settings.input.name(),
+                    },
+                    Baseline::for_targets(&texts.targets),
+                    cutoffs,
+                )),
             });
         }
     }
@@ -252,7 +276,7 @@ fn inspect(loaded: &LoadedPreset, file: &Path) -> Result<Inspected> {
     Ok(Inspected {
         cache,
         data: Ok((
-            data.source.clone(),
+            Expected::Known(data.source.clone()),
             Baseline::for_targets(&data.targets),
             cutoffs,
         )),
@@ -266,8 +290,8 @@ struct PresetInfo {
     file: PathBuf,
     /// The data identity its runs must record.
     data: DataIdentity,
-    /// Index of its cache item.
-    cache: Option<usize>,
+    /// Its encoder cache's key and state, when it reads one.
+    cache: Option<(String, State)>,
 }
 
 impl Plan {
@@ -310,35 +334,22 @@ impl Plan {
             .par_iter()
             .map(|(loaded, file)| inspect(loaded, file))
             .collect::<Result<_>>()?;
-        let mut presets: Vec<PresetInfo> = Vec::new();
-        // One item per cache key: presets that read one cache (token states and pooled
-        // embeddings of one encoder) share its item, so it is built once.
-        let mut caches: BTreeMap<String, usize> = BTreeMap::new();
-        for ((loaded, file), found) in listed.into_iter().zip(inspected) {
-            let cache = found.cache.map(|(key, state)| {
-                *caches.entry(key).or_insert_with(|| {
-                    plan.push(
-                        &format!("cache/{}", loaded.preset.name),
-                        Stage::Caches,
-                        Work::Cache {
-                            preset: file.clone(),
-                        },
-                        Vec::new(),
-                        state,
-                        None,
-                    )
-                })
-            });
-            presets.push(PresetInfo {
+        let presets: Vec<PresetInfo> = listed
+            .into_iter()
+            .zip(inspected)
+            .map(|((loaded, file), found)| PresetInfo {
                 data: found.data,
                 loaded,
                 file,
-                cache,
-            });
-        }
+                cache: found.cache,
+            })
+            .collect();
+        // One item per cache key: presets that read one cache (token states and pooled
+        // embeddings of one encoder) share its item, so it is built once.
+        let mut caches: BTreeMap<String, usize> = BTreeMap::new();
         let mut runs: BTreeMap<(String, String, u64), usize> = BTreeMap::new();
         for info in &presets {
-            plan.add_runs(info, &mut runs)?;
+            plan.add_runs(info, &mut runs, &mut caches)?;
         }
         plan.push(
             "models",
@@ -398,19 +409,58 @@ impl Plan {
         self.items.len() - 1
     }
 
-    /// Adds a preset's baseline and one run per (model, seed).
+    /// Adds a preset's baseline and one run per (model, seed), after its encoder cache
+    /// (one item per key in `caches`). A cache is work only for the runs that read it: a
+    /// missing one whose runs are all done is not planned, so that a fresh checkout checks
+    /// the committed runs without running the encoder.
     fn add_runs(
         &mut self,
         info: &PresetInfo,
         runs: &mut BTreeMap<(String, String, u64), usize>,
+        caches: &mut BTreeMap<String, usize>,
     ) -> Result<()> {
         let preset = &info.loaded.preset;
-        let deps: Vec<usize> = info.cache.into_iter().collect();
         let expected = info.data.as_ref().map(|(source, _, _)| source);
         let cutoffs = info.data.as_ref().map_or(0, |(_, _, k)| *k);
-        if let Ok((_, baseline, _)) = &info.data {
+        let baseline = info.data.as_ref().ok().map(|(_, baseline, _)| {
             let dir = artifacts::run_dir(&self.out, &preset.name, baseline.key(), BASELINE_SEED);
             let state = run_state(&dir, &info.loaded, expected, cutoffs);
+            (dir, state)
+        });
+        let mut planned = Vec::new();
+        for spec in &preset.models {
+            for &seed in &preset.seeds {
+                let dir = artifacts::run_dir(&self.out, &preset.name, &spec.key, seed);
+                let state = run_state(&dir, &info.loaded, expected, cutoffs);
+                planned.push((spec, seed, dir, state));
+            }
+        }
+        let all_done = info.data.is_ok()
+            && baseline.iter().all(|(_, s)| *s == State::Done)
+            && planned.iter().all(|(.., s)| *s == State::Done);
+        let deps: Vec<usize> = match &info.cache {
+            Some((key, state))
+                if caches.contains_key(key) || !all_done || *state == State::Done =>
+            {
+                let index = match caches.get(key) {
+                    Some(&index) => index,
+                    None => self.push(
+                        &format!("cache/{}", preset.name),
+                        Stage::Caches,
+                        Work::Cache {
+                            preset: info.file.clone(),
+                        },
+                        Vec::new(),
+                        state.clone(),
+                        None,
+                    ),
+                };
+                caches.insert(key.clone(), index);
+                vec![index]
+            }
+            _ => Vec::new(),
+        };
+        if let Some((dir, state)) = baseline {
             self.push(
                 &format!("baseline/{}", preset.name),
                 Stage::Runs,
@@ -424,27 +474,23 @@ impl Plan {
             );
         }
         let timings = Timings::read(&self.out, &preset.name, preset);
-        for spec in &preset.models {
-            for &seed in &preset.seeds {
-                let dir = artifacts::run_dir(&self.out, &preset.name, &spec.key, seed);
-                let state = run_state(&dir, &info.loaded, expected, cutoffs);
-                let estimate = timings.estimate(&spec.key, seed, &dir, cutoffs);
-                let index = self.push(
-                    &format!("run/{}/{}/seed-{seed}", preset.name, spec.key),
-                    Stage::Runs,
-                    Work::Run {
-                        preset: info.file.clone(),
-                        model: spec.key.clone(),
-                        seed,
-                        dir,
-                        cutoffs,
-                    },
-                    deps.clone(),
-                    state,
-                    estimate,
-                );
-                runs.insert((preset.name.clone(), spec.key.clone(), seed), index);
-            }
+        for (spec, seed, dir, state) in planned {
+            let estimate = timings.estimate(&spec.key, seed, &dir, cutoffs);
+            let index = self.push(
+                &format!("run/{}/{}/seed-{seed}", preset.name, spec.key),
+                Stage::Runs,
+                Work::Run {
+                    preset: info.file.clone(),
+                    model: spec.key.clone(),
+                    seed,
+                    dir,
+                    cutoffs,
+                },
+                deps.clone(),
+                state,
+                estimate,
+            );
+            runs.insert((preset.name.clone(), spec.key.clone(), seed), index);
         }
         Ok(())
     }
@@ -678,7 +724,7 @@ impl Item {
 fn run_state(
     dir: &Path,
     loaded: &LoadedPreset,
-    data: std::result::Result<&DataSource, &String>,
+    data: std::result::Result<&Expected, &String>,
     cutoffs: usize,
 ) -> State {
     if dir.join("run.json").exists() {
@@ -709,7 +755,7 @@ fn run_state(
 fn current(
     run: &RunArtifact,
     loaded: &LoadedPreset,
-    data: std::result::Result<&DataSource, &String>,
+    data: std::result::Result<&Expected, &String>,
 ) -> State {
     let p = &run.provenance;
     if p.preset.sha256 != loaded.sha256 {
@@ -719,9 +765,8 @@ fn current(
             short(&loaded.sha256)
         ));
     }
-    match data {
-        Err(why) => State::Stale(format!("its data cannot be checked: {why}")),
-        Ok(source) if p.data != *source => State::Stale(format!(
+    let stale = |source: &DataSource| {
+        State::Stale(format!(
             "made for data {} {} ({}), the data is now {} {} ({})",
             p.data.name,
             p.data.version,
@@ -729,7 +774,16 @@ fn current(
             source.name,
             source.version,
             short(&source.sha256)
-        )),
+        ))
+    };
+    match data {
+        Err(why) => State::Stale(format!("its data cannot be checked: {why}")),
+        Ok(Expected::Known(source)) if p.data != *source => stale(source),
+        Ok(Expected::Encoded { source, key, input })
+            if !crate::text::is_encoded_identity(&p.data, source, key, input) =>
+        {
+            stale(source)
+        }
         Ok(_) => State::Done,
     }
 }

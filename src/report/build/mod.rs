@@ -545,6 +545,7 @@ pub fn paper_context(
             "ranking_future": figure("ranking-future")?,
             "ranking_decay": figure("ranking-decay")?,
             "temporal_effects": figure("temporal-effects")?,
+            "group": study.spec.group,
             "agarwal_nenkova_design": study.design.is_agarwal_nenkova(),
             "design": study.design.describe(),
             "retraining": figure("retraining")?,
