@@ -1054,26 +1054,8 @@ pub fn hyperparameters(presets: &[&crate::preset::LoadedPreset]) -> Result<Vec<T
             ]
         })
         .collect();
-    fn table<const N: usize>(
-        name: &str,
-        caption: &str,
-        header: [&str; N],
-        rows: &[[String; N]],
-    ) -> Result<Table> {
-        let columns: Vec<Column> = header
-            .iter()
-            .enumerate()
-            .map(|(c, h)| text(h, rows.iter().map(|r| r[c].clone()).collect()))
-            .collect();
-        Ok(Table {
-            name: name.into(),
-            caption: caption.into(),
-            frame: frame(name, columns)?,
-            formats: vec![Format::Text; N],
-        })
-    }
     Ok(vec![
-        table(
+        text_table(
             "presets",
             "The presets of the paper, read from the preset files the runs were made from: \
              data source and its options, slicing scheme, regime and split, metric and seeds.",
@@ -1087,7 +1069,7 @@ pub fn hyperparameters(presets: &[&crate::preset::LoadedPreset]) -> Result<Vec<T
             ],
             &described,
         )?,
-        table(
+        text_table(
             "training",
             "Training settings, read from the presets: one row per set of models that train \
              alike in the presets named (a model with its own epochs has its own row).",
@@ -1153,7 +1135,23 @@ pub fn data_table(presets: &[&crate::preset::LoadedPreset]) -> Result<Table> {
             ]);
         }
     }
-    let header = ["data", "holds", "licence", "package", "SHA-256 (first 16)"];
+    text_table(
+        name,
+        "The data sources and encoders the presets read: what each holds, its licence, and \
+         for a registry package its name, version and the SHA-256 that `drift data fetch` \
+         checks.",
+        ["data", "holds", "licence", "package", "SHA-256 (first 16)"],
+        &rows,
+    )
+}
+
+/// A table of text cells: `header` names the columns, each row gives one cell per column.
+fn text_table<const N: usize>(
+    name: &str,
+    caption: &str,
+    header: [&str; N],
+    rows: &[[String; N]],
+) -> Result<Table> {
     let columns: Vec<Column> = header
         .iter()
         .enumerate()
@@ -1161,12 +1159,9 @@ pub fn data_table(presets: &[&crate::preset::LoadedPreset]) -> Result<Table> {
         .collect();
     Ok(Table {
         name: name.into(),
-        caption: "The data sources and encoders the presets read: what each holds, its \
-                  licence, and for a registry package its name, version and the SHA-256 that \
-                  `drift data fetch` checks."
-            .into(),
+        caption: caption.into(),
         frame: frame(name, columns)?,
-        formats: vec![Format::Text; 5],
+        formats: vec![Format::Text; N],
     })
 }
 
