@@ -442,9 +442,8 @@ impl Plan {
             Some((key, state))
                 if caches.contains_key(key) || !all_done || *state == State::Done =>
             {
-                let index = match caches.get(key) {
-                    Some(&index) => index,
-                    None => self.push(
+                vec![*caches.entry(key.clone()).or_insert_with(|| {
+                    self.push(
                         &format!("cache/{}", preset.name),
                         Stage::Caches,
                         Work::Cache {
@@ -453,10 +452,8 @@ impl Plan {
                         Vec::new(),
                         state.clone(),
                         None,
-                    ),
-                };
-                caches.insert(key.clone(), index);
-                vec![index]
+                    )
+                })]
             }
             _ => Vec::new(),
         };

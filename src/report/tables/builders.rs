@@ -1120,10 +1120,11 @@ pub fn data_table(presets: &[&crate::preset::LoadedPreset]) -> Result<Table> {
                 sha,
             ]);
         }
-        if let Some(serde_json::Value::String(encoder)) = serde_json::to_value(&p.data_options)
-            .ok()
-            .and_then(|o| o.get("encoder").cloned())
-            && let Some(pkg) = crate::packages::find(&encoder, crate::packages::Holds::Encoder)
+        let base = loaded.path.parent().unwrap_or(std::path::Path::new("."));
+        let who = loaded.path.display().to_string();
+        if let Some((settings, _)) = crate::text::encoder_input(&who, &p.data_options, base)?
+            && let Some(pkg) =
+                crate::packages::find(&settings.encoder, crate::packages::Holds::Encoder)
         {
             let (version, sha) = package(pkg);
             push([
