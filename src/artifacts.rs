@@ -112,13 +112,46 @@ impl CodeVersion {
 
 /// `timing.json`: wall-clock seconds spent (the only non-deterministic part of a run
 /// folder, hence not in `run.json`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WallTimes {
     /// Training, all cutoffs.
     pub train: f64,
     /// Evaluation, all cells.
     pub eval: f64,
+    /// The kind of machine the run finished on ([`host_kind`]); absent in folders written
+    /// before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+}
+
+impl WallTimes {
+    /// No time spent yet, on no recorded host.
+    pub fn zero() -> Self {
+        WallTimes {
+            train: 0.0,
+            eval: 0.0,
+            host: None,
+        }
+    }
+}
+
+/// The kind of machine this process runs on, for the compute table: the CPU model (from
+/// `/proc/cpuinfo` where there is one), the logical CPUs and the architecture, e.g.
+/// `AMD EPYC 7B13, 2 CPUs, x86_64`. Not part of a run's checked files: a run is the
+/// same result on any host with the same thread count.
+pub fn host_kind() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .filter_map(|l| l.split_once(':'))
+                .find(|(k, _)| k.trim() == "model name")
+                .map(|(_, v)| v.split_whitespace().collect::<Vec<_>>().join(" "))
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    format!("{model}, {cpus} CPUs, {}", std::env::consts::ARCH)
 }
 
 /// `run.json`: where a run came from.
@@ -364,7 +397,7 @@ fn check_run(run: &RunArtifact) -> Result<(), String> {
     if p.threads == 0 {
         return Err("threads: must be at least 1".into());
     }
-    let times = run.timing.map_or([0.0; 2], |t| [t.train, t.eval]);
+    let times = run.timing.as_ref().map_or([0.0; 2], |t| [t.train, t.eval]);
     for (field, value) in [("train", times[0]), ("eval", times[1])] {
         if !(value.is_finite() && value >= 0.0) {
             return Err(format!(
@@ -610,11 +643,13 @@ fn damage(name: &str, bytes: &[u8], actual: &str, recorded: &str) -> String {
 /// Every run folder (a folder with `SHA256SUMS`) under `root`, sorted.
 pub fn find_runs(root: &Path) -> Result<Vec<PathBuf>> {
     let mut dirs = Vec::new();
-    // A run's subfolders (checkpoints/, saliency/ with its own SHA256SUMS) are not runs.
+    // A run's subfolders (checkpoints/, saliency/ with its own SHA256SUMS) are not runs,
+    // nor are hidden folders (the study's logs, an import in progress).
     let inside_run = |e: &walkdir::DirEntry| {
         e.depth() > 0
             && e.file_type().is_dir()
-            && e.path().parent().is_some_and(|p| p.join(SUMS).is_file())
+            && (e.path().parent().is_some_and(|p| p.join(SUMS).is_file())
+                || e.file_name().to_str().is_some_and(|n| n.starts_with('.')))
     };
     for entry in walkdir::WalkDir::new(root)
         .sort_by_file_name()
@@ -630,6 +665,116 @@ pub fn find_runs(root: &Path) -> Result<Vec<PathBuf>> {
         }
     }
     Ok(dirs)
+}
+
+/// What [`import_run`] did with one run folder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Imported {
+    /// Copied to this folder.
+    Copied(PathBuf),
+    /// This folder already held the same checked files; nothing was written.
+    AlreadyThere(PathBuf),
+}
+
+/// Imports the run folder `src`, made on another machine, into the artifact root `root`
+/// (`<root>/<preset>/<model>/seed-<seed>/`). It is checked fully first ([`load_run`]) and
+/// must have been made for the preset whose hash is now `preset_sha256`. The copy is
+/// atomic: every file of the folder (checkpoints included; not its lock or a
+/// temporary file, and no symbolic link, which is refused) goes to a hidden staging
+/// folder of `root`, is checked again there and then renamed into place, so a crash
+/// leaves no folder that looks finished (a staging folder left by a crash is hidden from
+/// [`find_runs`] and removed by the next import once its process is gone). A destination that already holds the same checked files
+/// is left as it is; one with other files is refused.
+pub fn import_run(src: &Path, root: &Path, preset_sha256: &str) -> Result<Imported> {
+    let run = load_run(src)?;
+    let p = &run.provenance;
+    if p.preset.sha256 != preset_sha256 {
+        return Err(Error::Artifact {
+            path: src.join(RUN_JSON),
+            message: format!(
+                "made for preset {} with hash {}, but {} now hashes to {preset_sha256}: \
+                 a run of another preset version is not imported",
+                p.preset.name, p.preset.sha256, p.preset.path
+            ),
+        });
+    }
+    let dest = run_dir(root, &p.preset.name, &p.model, p.seed);
+    if dest.exists() {
+        let same = load_run(&dest).is_ok()
+            && std::fs::read(dest.join(SUMS)).ok() == std::fs::read(src.join(SUMS)).ok();
+        return if same {
+            Ok(Imported::AlreadyThere(dest))
+        } else {
+            Err(Error::Artifact {
+                path: dest,
+                message: format!(
+                    "already holds a run with other results than {}: remove it first to replace it",
+                    src.display()
+                ),
+            })
+        };
+    }
+    let parent = dest.parent().expect("a run folder has a parent");
+    std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    // The copy is made as `<root>/.import.tmp-<pid>/<preset>/<model>/seed-<n>`: a run
+    // folder that the checked loader accepts, in a hidden folder no reader looks into.
+    remove_dead_stagings(root);
+    let staging = root.join(format!(".import.tmp-{}", std::process::id()));
+    let tmp = run_dir(&staging, &p.preset.name, &p.model, p.seed);
+    let copy = || -> Result<()> {
+        if staging.exists() {
+            std::fs::remove_dir_all(&staging).map_err(|e| Error::io(&staging, e))?;
+        }
+        for entry in walkdir::WalkDir::new(src).sort_by_file_name() {
+            let entry =
+                entry.map_err(|e| Error::io(e.path().unwrap_or(src).to_path_buf(), e.into()))?;
+            let rel = entry.path().strip_prefix(src).expect("walked under src");
+            let target = tmp.join(rel);
+            let kind = entry.file_type();
+            let name = entry.file_name().to_string_lossy();
+            if kind.is_symlink() {
+                return Err(Error::Artifact {
+                    path: entry.path().to_path_buf(),
+                    message: "a symbolic link in a run folder is not imported".into(),
+                });
+            } else if kind.is_dir() {
+                std::fs::create_dir_all(&target).map_err(|e| Error::io(&target, e))?;
+            } else if name != ".lock" && !crate::files::is_temporary(&name) {
+                let bytes = std::fs::read(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+                write_atomic(&target, &bytes)?;
+            }
+        }
+        // What lands is what was checked: the copy is checked again before it is named.
+        if load_run(&tmp)? != run {
+            return Err(Error::Artifact {
+                path: src.to_path_buf(),
+                message: "changed while it was being imported".into(),
+            });
+        }
+        std::fs::rename(&tmp, &dest).map_err(|e| Error::io(&dest, e))
+    };
+    let copied = copy();
+    let _ = std::fs::remove_dir_all(&staging);
+    copied?;
+    Ok(Imported::Copied(dest))
+}
+
+/// Removes the staging folders of [`import_run`] whose process no longer runs (read from
+/// `/proc`; elsewhere they are left for the user).
+fn remove_dead_stagings(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(".import.tmp-")) else {
+            continue;
+        };
+        let gone = Path::new("/proc/self").exists() && !Path::new("/proc").join(pid).exists();
+        if gone && pid.bytes().all(|b| b.is_ascii_digit()) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The runs of one (preset, model) pair combined into one matrix.
@@ -709,7 +854,7 @@ pub fn load_all(root: &Path) -> Result<Vec<ModelRuns>> {
         let mut order: Vec<usize> = (0..m.provenance.len()).collect();
         order.sort_by_key(|&n| m.provenance[n].seed);
         m.provenance = order.iter().map(|&n| m.provenance[n].clone()).collect();
-        m.timing = order.iter().map(|&n| m.timing[n]).collect();
+        m.timing = order.iter().map(|&n| m.timing[n].clone()).collect();
         m.health = order.iter().map(|&n| m.health[n].clone()).collect();
     }
     Ok(out)

@@ -26,7 +26,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Whether `name` is one of [`write_atomic`]'s temporary files: `.<name>.tmp-<pid>`.
-fn is_temporary(name: &str) -> bool {
+pub fn is_temporary(name: &str) -> bool {
     name.starts_with('.')
         && name.rsplit_once(".tmp-").is_some_and(|(stem, pid)| {
             stem.len() > 1 && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())

@@ -226,10 +226,7 @@ impl SeedRun<'_> {
 
         let mut grid = Grid::empty(k);
         let mut health = Vec::with_capacity(k);
-        let mut timing = WallTimes {
-            train: 0.0,
-            eval: 0.0,
-        };
+        let mut timing = WallTimes::zero();
         for (i, slice) in slices.iter().enumerate() {
             let label = &slice.label;
             let rows = preset.regime.training_rows(&self.plan.splits, i);
@@ -273,7 +270,10 @@ impl SeedRun<'_> {
             slices: self.plan.timeline.labels(),
             grid,
             provenance,
-            timing: Some(timing),
+            timing: Some(WallTimes {
+                host: Some(artifacts::host_kind()),
+                ..timing
+            }),
             health: Some(health),
         };
         artifacts::write_run(&self.options.out, &run)
@@ -464,6 +464,7 @@ impl SeedRun<'_> {
         let times = WallTimes {
             train: train_seconds,
             eval: started.elapsed().as_secs_f64(),
+            host: None,
         };
         let record = CutoffRecord {
             id,
@@ -540,8 +541,5 @@ fn read_timing(path: &Path) -> WallTimes {
     std::fs::read_to_string(path)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or(WallTimes {
-            train: 0.0,
-            eval: 0.0,
-        })
+        .unwrap_or_else(WallTimes::zero)
 }

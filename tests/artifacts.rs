@@ -28,6 +28,7 @@ fn run(model: &str, seed: u64) -> RunArtifact {
         timing: Some(WallTimes {
             train: 12.5,
             eval: 0.25,
+            host: None,
         }),
         health: None,
     }

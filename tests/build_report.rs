@@ -163,13 +163,14 @@ fn write_tiny_run(
         timing: Some(WallTimes {
             train: 1.0 + seed as f64,
             eval: 0.5,
+            host: None,
         }),
         health: None,
     };
     write_run(&root.join("results"), &run).unwrap()
 }
 
-fn build(root: &Path, args: &[&str]) -> Output {
+pub(crate) fn build(root: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_build-report"))
         .arg("--root")
         .arg(root)
@@ -178,7 +179,7 @@ fn build(root: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).to_string()
 }
 
@@ -194,7 +195,7 @@ fn outputs(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         .collect()
 }
 
-fn built() -> tempfile::TempDir {
+pub(crate) fn built() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     study(dir.path());
     let o = build(dir.path(), &["--update"]);
@@ -499,6 +500,160 @@ fn one_study_trains_a_key_on_several_presets_when_they_are_tagged() {
         .to_string();
     assert!(
         err.contains("study tiny: presets tiny and tiny-b fitted different majority baselines"),
+        "{err}"
+    );
+}
+
+#[test]
+fn why_walks_from_an_output_to_its_inputs_and_from_an_input_to_its_outputs() {
+    let dir = built();
+    let root = dir.path();
+    let stdout = |o: &Output| String::from_utf8_lossy(&o.stdout).to_string();
+    // Backward: a figure of cnn_s is made from the study's runs, its preset and the code.
+    let o = build(root, &["--why", "figures/tiny/cnn_s-raw.svg"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("figures/tiny/cnn_s-raw.svg is made from:\n"),
+        "{out}"
+    );
+    for input in [
+        "results/tiny/cnn_s/seed-0/run.json",
+        "presets/tiny.toml",
+        "src",
+    ] {
+        assert!(out.contains(&format!("\n  {input}  ")), "{input}: {out}");
+    }
+    assert!(!out.contains("feeds:"), "{out}");
+    // Forward: a run of mlp_s feeds its figures, the tables and the paper.
+    let o = build(root, &["--why", "./results/tiny/mlp_s/seed-1/matrix.json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("results/tiny/mlp_s/seed-1/matrix.json feeds:\n"),
+        "{out}"
+    );
+    for output in ["figures/tiny/mlp_s-raw.svg", "report/build/paper.pdf"] {
+        assert!(out.contains(&format!("\n  {output}\n")), "{output}: {out}");
+    }
+    assert!(
+        !out.contains("is made from:") && !out.contains("checksums/"),
+        "{out}"
+    );
+    // A path the manifest does not know.
+    let o = build(root, &["--why", "figures/nothing.svg"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains(
+            "figures/nothing.svg: neither an output nor an input in checksums/SHA256SUMS"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Pretends that the committed version of output `rel` is `bytes`: writes them and
+/// records their hash in checksums/SHA256SUMS (as a build elsewhere would have).
+fn commit_output(root: &Path, rel: &str, bytes: &[u8]) {
+    fs::write(root.join(rel), bytes).unwrap();
+    let sums = root.join("checksums/SHA256SUMS");
+    let text = fs::read_to_string(&sums).unwrap();
+    let hash = drift::checksum::sha256_hex(bytes);
+    let text: String = text
+        .lines()
+        .map(|l| match l.split_once("  ") {
+            Some((_, p)) if p == rel => format!("{hash}  {p}\n"),
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    fs::write(&sums, text).unwrap();
+}
+
+#[test]
+fn a_pdf_that_differs_in_metadata_only_is_told_apart_and_accepted() {
+    let dir = built();
+    let root = dir.path();
+    let mut doc = lopdf::Document::load(root.join("report/build/paper.pdf")).unwrap();
+    let mut info = lopdf::Dictionary::new();
+    info.set("Producer", lopdf::Object::string_literal("another machine"));
+    let info = doc.add_object(info);
+    doc.trailer.set("Info", info);
+    let mut stamped = Vec::new();
+    doc.save_to(&mut stamped).unwrap();
+    commit_output(root, "report/build/paper.pdf", &stamped);
+    // Rendered again (--force: its inputs are unchanged), it differs from the manifest.
+    let o = build(root, &["--force"]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("report/build/paper.pdf: differs from the manifest with the same inputs: the build is not deterministic; byte-identical after canonicalisation (PDF metadata and identifiers only differ)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("1 difference from checksums/, all accepted"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_table_within_the_tolerance_is_accepted_only_with_it() {
+    let table = "report/build/tables/tiny-robustness.csv";
+    for (args, accepted) in [
+        (&["--force", "--tolerance", "0.01"][..], true),
+        (&["--force"][..], false),
+    ] {
+        let dir = built();
+        let root = dir.path();
+        let text = fs::read_to_string(root.join(table)).unwrap();
+        // The first field with a decimal point on the first row, a millionth higher.
+        let row = text.lines().nth(1).unwrap();
+        let field = row.split(',').find(|f| f.contains('.')).unwrap();
+        let value: f64 = field.parse().unwrap();
+        let nudged = format!("{}", value + 1e-6);
+        let committed = text.replacen(row, &row.replacen(field, &nudged, 1), 1);
+        commit_output(root, table, committed.as_bytes());
+        let o = build(root, args);
+        let err = stderr(&o);
+        assert_eq!(o.status.success(), accepted, "{err}");
+        if accepted {
+            assert!(
+                err.contains("; equal within the tolerance 0.01 (largest difference"),
+                "{err}"
+            );
+        } else {
+            assert!(
+                err.contains(&format!(
+                    "; a real change: {nudged} became {field} (difference "
+                )),
+                "{err}"
+            );
+            assert!(err.contains("(0 accepted, 1 not)"), "{err}");
+        }
+    }
+}
+
+#[test]
+fn a_changed_input_names_the_outputs_it_feeds() {
+    let dir = built();
+    let root = dir.path();
+    // mlp_s seed 1 made again with other numbers.
+    let seed = root.join("results/tiny/mlp_s/seed-1");
+    fs::remove_dir_all(&seed).unwrap();
+    write_tiny_run(root, "tiny", TINY, "mlp_s", 1, 0.03);
+    let o = build(root, &[]);
+    let err = stderr(&o);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("figures/tiny/mlp_s-raw.svg: differs from the manifest: its inputs changed (results/tiny/mlp_s/seed-1/"),
+        "{err}"
+    );
+    assert!(err.contains("; a real change: "), "{err}");
+    assert!(
+        err.contains("input results/tiny/mlp_s/seed-1/matrix.json changed: it feeds "),
+        "{err}"
+    );
+    assert!(
+        err.contains("build-report --why results/tiny/mlp_s/seed-1/matrix.json lists them"),
         "{err}"
     );
 }

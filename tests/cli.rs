@@ -493,6 +493,7 @@ fn write_run(root: &Path) -> PathBuf {
         timing: Some(WallTimes {
             train: 1.0,
             eval: 0.5,
+            host: None,
         }),
         health: None,
     };
@@ -691,4 +692,181 @@ fn cache_builds_then_checks_a_presets_encoder_cache() {
     };
     cache("built");
     cache("checked");
+}
+
+/// A preset file for the import tests, and its content hash.
+const IMPORT_PRESET: &str = r#"
+schema = 1
+name = "good"
+seeds = [0]
+metric = "accuracy"
+
+[data]
+source = "toy-images"
+
+[slicing]
+scheme = "yearly"
+
+[split]
+train_fraction = 0.7
+
+[regime]
+kind = "cumulative"
+
+[train]
+optimizer = "adam"
+learning_rate = 1e-3
+batch_size = 16
+epochs = 1
+loss = "cross-entropy"
+
+[[models]]
+key = "cnn_s"
+"#;
+
+/// A run of `presets/good.toml` (as `IMPORT_PRESET`) made "elsewhere", under `other/`,
+/// recording its host; and the repository folder it is imported into.
+fn made_elsewhere() -> (tempfile::TempDir, PathBuf) {
+    let repo = tempfile::tempdir().unwrap();
+    fs::create_dir_all(repo.path().join("presets")).unwrap();
+    fs::write(repo.path().join("presets/good.toml"), IMPORT_PRESET).unwrap();
+    let dir = write_run(&repo.path().join("other"));
+    let hash = drift::preset::Preset::parse(IMPORT_PRESET)
+        .unwrap()
+        .content_hash();
+    let mut run = drift::artifacts::load_run(&dir).unwrap();
+    run.provenance.preset.sha256 = hash;
+    run.provenance.device = "cuda:0".into();
+    run.provenance.threads = 8;
+    run.timing.as_mut().unwrap().host = Some("GPU box, 16 CPUs, x86_64".into());
+    fs::remove_dir_all(&dir).unwrap();
+    let dir = drift::artifacts::write_run(&repo.path().join("other"), &run).unwrap();
+    (repo, dir)
+}
+
+fn import(repo: &Path, args: &[&str]) -> Output {
+    crate::support::drift()
+        .current_dir(repo)
+        .args(["artifacts", "import"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Every path under `dir`, relative to it, sorted.
+fn tree(dir: &Path) -> Vec<String> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| {
+            let e = e.unwrap();
+            e.path().strip_prefix(dir).unwrap().display().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn artifacts_import_copies_a_checked_run_once() {
+    let (repo, dir) = made_elsewhere();
+    let o = import(repo.path(), &["other"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let dest = repo.path().join("results/good/cnn_s/seed-0");
+    assert!(
+        stdout(&o).contains("imported other/good/cnn_s/seed-0 -> results/good/cnn_s/seed-0"),
+        "{}",
+        stdout(&o)
+    );
+    let imported = drift::artifacts::load_run(&dest).unwrap();
+    assert_eq!(imported, drift::artifacts::load_run(&dir).unwrap());
+    assert_eq!(
+        imported.timing.unwrap().host.as_deref(),
+        Some("GPU box, 16 CPUs, x86_64")
+    );
+    assert_eq!(
+        tree(&repo.path().join("results")),
+        [
+            "",
+            "good",
+            "good/cnn_s",
+            "good/cnn_s/seed-0",
+            "good/cnn_s/seed-0/SHA256SUMS",
+            "good/cnn_s/seed-0/matrix.csv",
+            "good/cnn_s/seed-0/matrix.json",
+            "good/cnn_s/seed-0/run.json",
+            "good/cnn_s/seed-0/timing.json",
+        ]
+    );
+    // Again: nothing to do. With the presets folder named: the same.
+    let o = import(repo.path(), &["other", "--presets", "presets"]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(
+        stdout(&o).ends_with("1 run folders: 0 imported, 1 already present, 0 refused\n"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn artifacts_import_refuses_a_tampered_run_and_writes_nothing() {
+    let (repo, dir) = made_elsewhere();
+    let csv = dir.join("matrix.csv");
+    let text = fs::read_to_string(&csv).unwrap();
+    fs::write(&csv, text.replacen("0.7", "0.6", 1)).unwrap();
+    let o = import(repo.path(), &["other"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("refused  other/good/cnn_s/seed-0/matrix.csv: modified after it was written"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("1 run folders: 0 imported, 0 already present, 1 refused\n"),
+        "{out}"
+    );
+    assert!(!repo.path().join("results").exists());
+}
+
+#[test]
+fn artifacts_import_refuses_a_run_of_another_preset_version() {
+    let (repo, _dir) = made_elsewhere();
+    // The preset changed since the run was made elsewhere.
+    let preset = repo.path().join("presets/good.toml");
+    fs::write(&preset, IMPORT_PRESET.replace("epochs = 1", "epochs = 2")).unwrap();
+    let o = import(repo.path(), &["other"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.contains("refused  other/good/cnn_s/seed-0/run.json: made for preset good with hash ")
+            && out.contains("but presets/good.toml now hashes to "),
+        "{out}"
+    );
+    assert!(!repo.path().join("results").exists());
+    // A missing preset refuses the run too, naming the file.
+    fs::remove_file(&preset).unwrap();
+    let out = stdout(&import(repo.path(), &["other"]));
+    assert!(out.contains("refused  presets/good.toml: "), "{out}");
+}
+
+#[test]
+fn artifacts_import_never_replaces_other_results() {
+    let (repo, _dir) = made_elsewhere();
+    assert!(import(repo.path(), &["other"]).status.success());
+    // The same run folder made again elsewhere with other cells.
+    let mut run =
+        drift::artifacts::load_run(&repo.path().join("results/good/cnn_s/seed-0")).unwrap();
+    run.grid =
+        drift::Grid::from_rows(&[vec![Some(0.5), Some(0.4)], vec![None, Some(0.6)]]).unwrap();
+    drift::artifacts::write_run(&repo.path().join("again"), &run).unwrap();
+    let before = fs::read(repo.path().join("results/good/cnn_s/seed-0/matrix.csv")).unwrap();
+    let o = import(repo.path(), &["again"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("results/good/cnn_s/seed-0: already holds a run with other results than again/good/cnn_s/seed-0"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(
+        fs::read(repo.path().join("results/good/cnn_s/seed-0/matrix.csv")).unwrap(),
+        before
+    );
 }

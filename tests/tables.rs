@@ -54,7 +54,11 @@ fn model(
 const SLICES: [&str; 3] = ["2001", "2002", "2003"];
 
 fn wall(train: f64, eval: f64) -> Option<WallTimes> {
-    Some(WallTimes { train, eval })
+    Some(WallTimes {
+        train,
+        eval,
+        host: None,
+    })
 }
 
 /// Four models over 3 slices, 2 seeds each, with empty cells:
@@ -670,6 +674,34 @@ fn malicious_model_names_stay_string_literals() {
 }
 
 #[test]
+fn compute_names_the_hosts_and_thread_counts_of_the_runs() {
+    // Runs made elsewhere (imported) record their host; older runs have none.
+    let mut runs = study();
+    let sorted: Vec<String> = runs.iter().map(|r| r.model.clone()).collect();
+    let at = |key: &str| sorted.iter().position(|m| m == key).unwrap();
+    let (cnn, mlp_m) = (at("cnn_s"), at("mlp_m"));
+    runs[cnn].timing[0].as_mut().unwrap().host = Some("GPU box, 16 CPUs, x86_64".into());
+    runs[cnn].timing[1].as_mut().unwrap().host = Some("laptop, 2 CPUs, aarch64".into());
+    runs[mlp_m].timing[0].as_mut().unwrap().host = Some("laptop, 2 CPUs, aarch64".into());
+    runs[mlp_m].provenance[1].threads = 4;
+    let t = compute_table(&runs).unwrap();
+    assert_eq!(strs(&t, "host"), names(&["H1, H2", "-", "H2", "-"]));
+    assert_eq!(strs(&t, "threads"), names(&["1", "1", "1, 4", "1"]));
+    assert!(
+        t.caption
+            .contains("Hosts: H1 = GPU box, 16 CPUs, x86_64; H2 = laptop, 2 CPUs, aarch64."),
+        "{}",
+        t.caption
+    );
+    assert!(
+        compute_table(&study())
+            .unwrap()
+            .caption
+            .contains("Hosts: none recorded.")
+    );
+}
+
+#[test]
 fn compute_from_provenance_and_timing() {
     let t = compute_table(&study()).unwrap();
     assert_eq!(t.name, "compute");
@@ -699,20 +731,20 @@ fn compute_from_provenance_and_timing() {
     );
     let typst = to_typst(&t).unwrap();
     assert!(
-        typst.contains(r#"  "linear", "cpu", "2", "0", "–", "–","#),
+        typst.contains(r#"  "linear", "cpu", "1", "-", "2", "0", "–", "–","#),
         "{typst}"
     );
     assert!(
-        typst.contains(r#"  "mlp_m", "cuda:0", "2", "2", "7200.0", "72.0","#),
+        typst.contains(r#"  "mlp_m", "cuda:0", "1", "-", "2", "2", "7200.0", "72.0","#),
         "{typst}"
     );
     assert_eq!(
         to_csv(&t).unwrap(),
-        "model,device,seeds,timed,train s,eval s\n\
-         cnn_s,cuda:0,2,2,22.5,0.75\n\
-         linear,cpu,2,0,,\n\
-         mlp_m,cuda:0,2,2,7200,72\n\
-         mlp_s,\"cpu, cuda:0\",2,1,100,2.5\n"
+        "model,device,threads,host,seeds,timed,train s,eval s\n\
+         cnn_s,cuda:0,1,-,2,2,22.5,0.75\n\
+         linear,cpu,1,-,2,0,,\n\
+         mlp_m,cuda:0,1,-,2,2,7200,72\n\
+         mlp_s,\"cpu, cuda:0\",1,-,2,1,100,2.5\n"
     );
 }
 

@@ -17,6 +17,8 @@ mod encoder_cache;
 mod eval;
 mod figures;
 mod formats;
+#[cfg(feature = "paper")]
+mod gallery;
 mod glove;
 mod losses;
 mod manifest;
@@ -37,3 +39,5 @@ mod synthetic;
 #[cfg(feature = "paper")]
 mod tables;
 mod text;
+#[cfg(feature = "paper")]
+mod verify_paper;

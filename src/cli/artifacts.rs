@@ -1,11 +1,13 @@
-//! `drift artifacts`: verify run folders.
+//! `drift artifacts`: verify run folders, and import run folders made elsewhere.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::Result;
-use crate::artifacts::{RunArtifact, find_runs, load_run};
+use crate::artifacts::{Imported, RunArtifact, find_runs, import_run, load_run};
 use crate::baseline::Baseline;
+use crate::preset::Preset;
+use crate::{Error, Result};
 
 /// Artifact subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -21,15 +23,99 @@ pub enum Command {
         #[arg(required = true)]
         roots: Vec<PathBuf>,
     },
+    /// Import run folders made on another machine (a GPU box, a cluster): every run folder
+    /// under DIR is checked fully and must have been made for its preset as it is now
+    /// (the hash in its run.json against the preset file); it is then copied atomically
+    /// into the artifact root, where the compute table shows its device, thread count
+    /// and host. A run that does not verify, was made for another version of its preset,
+    /// or would replace other results is refused and named; the others are imported.
+    Import {
+        /// A folder holding run folders (<preset>/<model>/seed-<n>/, at any depth).
+        dir: PathBuf,
+        /// The artifact root to import into.
+        #[arg(long, default_value = "results")]
+        out: PathBuf,
+        /// The folder of the preset files (`<presets>/<name>.toml`) [default: the path
+        /// each run recorded, relative to the current folder].
+        #[arg(long)]
+        presets: Option<PathBuf>,
+    },
 }
 
 /// Runs an artifact subcommand.
 pub fn run(command: Command) -> Result<ExitCode> {
-    let Command::Verify { roots } = command;
+    match command {
+        Command::Verify { roots } => verify(&roots),
+        Command::Import { dir, out, presets } => import(&dir, &out, presets.as_deref()),
+    }
+}
+
+/// `drift artifacts import`: one line per run folder, exit status 1 if any was refused.
+fn import(dir: &Path, out: &Path, presets: Option<&Path>) -> Result<ExitCode> {
+    let runs = find_runs(dir)?;
+    if runs.is_empty() {
+        return Err(Error::Artifact {
+            path: dir.to_path_buf(),
+            message: "no run folders (folders with SHA256SUMS) to import".into(),
+        });
+    }
+    // Each preset is read once; its error (a missing or malformed file) refuses its runs.
+    let mut hashes: BTreeMap<PathBuf, std::result::Result<String, String>> = BTreeMap::new();
+    let (mut copied, mut present, mut refused) = (0, 0, 0);
+    for run in &runs {
+        let outcome = load_run(run).and_then(|artifact| {
+            let p = &artifact.provenance.preset;
+            let file = match presets {
+                Some(folder) => folder.join(format!("{}.toml", p.name)),
+                None => PathBuf::from(&p.path),
+            };
+            let hash = hashes
+                .entry(file.clone())
+                .or_insert_with(|| {
+                    Preset::load(&file)
+                        .map(|l| l.sha256)
+                        .map_err(|e| e.to_string())
+                })
+                .clone()
+                .map_err(Error::Invalid)?;
+            import_run(run, out, &hash)
+        });
+        match outcome {
+            Ok(Imported::Copied(dest)) => {
+                copied += 1;
+                println!("imported {} -> {}", run.display(), dest.display());
+            }
+            Ok(Imported::AlreadyThere(dest)) => {
+                present += 1;
+                println!(
+                    "present  {} (the same run is already in {})",
+                    run.display(),
+                    dest.display()
+                );
+            }
+            Err(e) => {
+                refused += 1;
+                println!("refused  {e}");
+            }
+        }
+    }
+    println!(
+        "{} run folders: {copied} imported, {present} already present, {refused} refused",
+        runs.len()
+    );
+    Ok(if refused == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// `drift artifacts verify`.
+fn verify(roots: &[PathBuf]) -> Result<ExitCode> {
     let mut bad = 0;
     let mut runs = 0;
     let mut collapsed = (0, 0, 0);
-    for root in &roots {
+    for root in roots {
         for dir in find_runs(root)? {
             runs += 1;
             match load_run(&dir) {

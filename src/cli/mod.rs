@@ -11,6 +11,8 @@ mod saliency;
 mod score;
 mod study;
 mod summarize;
+#[cfg(feature = "paper")]
+mod verify_paper;
 
 use std::process::ExitCode;
 
@@ -107,6 +109,12 @@ pub enum Command {
     /// before), its scripts under `<out>/.study/slurm/`; `--status` asks squeue, and
     /// submitting again submits only what is missing or failed.
     Study(study::Args),
+    /// Check a paper's PDF: its attached manifest, inputs and provenance against each other
+    /// and against the hash printed on its last page; with `--repo`, against a checkout:
+    /// its manifest, its code, its outputs on disk and the PDF's own bytes. One line per
+    /// check; exit status 1 if any fails.
+    #[cfg(feature = "paper")]
+    VerifyPaper(verify_paper::Args),
 }
 
 /// Runs a parsed command line.
@@ -122,6 +130,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Data(command) => data::run(command),
         Command::Cache(args) => cache::run(args),
         Command::Study(args) => study::run(args),
+        #[cfg(feature = "paper")]
+        Command::VerifyPaper(args) => verify_paper::run(args),
     }
 }
 

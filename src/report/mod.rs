@@ -12,10 +12,16 @@
 #[cfg(feature = "paper")]
 pub mod build;
 pub mod claims;
+#[cfg(feature = "paper")]
+pub mod explain;
 pub mod figures;
 pub mod manifest;
 #[cfg(feature = "paper")]
 pub mod paper;
+#[cfg(feature = "paper")]
+pub mod proof;
+#[cfg(feature = "paper")]
+pub mod site;
 pub mod study;
 #[cfg(feature = "paper")]
 pub mod tables;
@@ -48,6 +54,17 @@ pub struct Args {
     /// Render every output, even those whose inputs are unchanged.
     #[arg(long)]
     pub force: bool,
+    /// Accept a rebuilt table whose numbers (as written) each lie within this distance of
+    /// the committed ones, the text around them unchanged. Every difference is listed
+    /// with its class: byte-identical after canonicalisation (PDF metadata, SVG ids),
+    /// within the tolerance, or a real change; only real changes fail the build.
+    #[arg(long, default_value_t = 0.0, value_name = "T")]
+    pub tolerance: f64,
+    /// Print how PATH relates to the committed manifest and stop: for an output, the
+    /// inputs it was made from; for an input (a result file, a preset, `src` for the code),
+    /// every output it feeds. Builds nothing.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["update", "check"])]
+    pub why: Option<String>,
     /// The repository root (default: the current folder).
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
@@ -58,6 +75,20 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<ExitCode> {
     let root = &args.root;
     let stage = |name: &str| eprintln!("build-report: {name}");
+    if let Some(path) = &args.why {
+        let committed = Manifest::read(root)?;
+        let path = path.trim_start_matches("./");
+        return match committed.why(path) {
+            Some(chain) => {
+                print!("{chain}");
+                Ok(ExitCode::SUCCESS)
+            }
+            None => Err(crate::Error::Invalid(format!(
+                "{path}: neither an output nor an input in {}",
+                manifest::SUMS
+            ))),
+        };
+    }
     if args.check {
         stage("checking outputs on disk against checksums/");
         let committed = Manifest::read(root)?;
@@ -84,8 +115,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let code = build::code_hash(root)?;
     stage("planning figures and tables");
     let mut jobs = build::figure_jobs(root, &studies, &code)?;
-    let (table_jobs, tables) = build::table_jobs(root, &studies, &code)?;
+    let (table_jobs, tables, html) = build::table_jobs(root, &studies, &code)?;
     jobs.extend(table_jobs);
+    jobs.extend(build::site_jobs(root, &studies, html, &code)?);
     jobs.extend(build::paper_table_jobs(root, &studies, &outcomes, &code)?);
     let mut built = build::Built::default();
     stage(&format!("rendering {} figures and tables", jobs.len()));
@@ -96,10 +128,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     all_inputs.extend(manifest::hash_files(root, &[build::MODELS])?);
     all_inputs.insert("src".into(), code.clone());
+    // The proof the PDF attaches lists every output rendered so far: all but the paper's.
+    let proof = proof::build(root, build::RESULTS, &studies, &built.manifest)?;
     let mut context = build::paper_context(root, &studies, &tables, &outcomes)?;
-    context["provenance"] = build::provenance_context(&studies, &built.manifest);
-    // The source first, then the PDF compiled from it and the files written before.
-    let paper = build::paper_jobs(root, context, all_inputs)?;
+    context["provenance"] = build::provenance_context(&proof.provenance);
+    // The proof files, the source, then the PDF compiled from them.
+    let mut paper = build::proof_jobs(proof, &all_inputs);
+    paper.extend(build::paper_jobs(root, context, all_inputs)?);
     stage("filling and compiling the paper");
     for job in paper.chunks(1) {
         build::run_jobs(root, job, &committed, args.force, &mut built)?;
@@ -127,7 +162,76 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     differences.extend(manifest::verify(&committed, &built.manifest));
-    Ok(report_differences(&differences, built.manifest.len()))
+    let classes = differences
+        .iter()
+        .filter_map(|d| {
+            let old = built.previous.get(&d.path)?;
+            let new = std::fs::read(root.join(&d.path)).ok()?;
+            Some((
+                d.path.clone(),
+                explain::classify(&d.path, old, &new, args.tolerance),
+            ))
+        })
+        .collect();
+    Ok(report_explained(&differences, &classes, &built.manifest))
+}
+
+/// Lists every difference with its class, then, per changed input, the outputs it feeds.
+/// Fails unless every difference is an accepted one ([`explain::Class::accepted`]).
+#[cfg(feature = "paper")]
+fn report_explained(
+    differences: &[manifest::Difference],
+    classes: &std::collections::BTreeMap<String, explain::Class>,
+    built: &Manifest,
+) -> ExitCode {
+    if differences.is_empty() {
+        return report_differences(differences, built.len());
+    }
+    let mut accepted = 0;
+    for d in differences {
+        match classes.get(&d.path) {
+            Some(class) => {
+                accepted += usize::from(class.accepted());
+                eprintln!("{d}; {class}");
+            }
+            None => eprintln!("{d}"),
+        }
+    }
+    let mut inputs: Vec<&str> = differences
+        .iter()
+        .flat_map(|d| d.changed_inputs())
+        .collect();
+    inputs.sort_unstable();
+    inputs.dedup();
+    for input in inputs {
+        let feeds = built.feeds(input);
+        let shown: Vec<&str> = feeds.iter().take(5).copied().collect();
+        let more = feeds.len().saturating_sub(shown.len());
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "input {input} changed: it feeds {} outputs ({}{more}; build-report --why {input} lists them)",
+            feeds.len(),
+            shown.join(", ")
+        );
+    }
+    let n = differences.len();
+    let plural = if n == 1 { "" } else { "s" };
+    if accepted == n {
+        eprintln!(
+            "build-report: {n} difference{plural} from checksums/, all accepted (identical after canonicalisation or within the tolerance)"
+        );
+        ExitCode::SUCCESS
+    } else {
+        eprintln!(
+            "build-report: {n} difference{plural} from checksums/ ({accepted} accepted, {} not)",
+            n - accepted
+        );
+        ExitCode::FAILURE
+    }
 }
 
 #[cfg(feature = "paper")]

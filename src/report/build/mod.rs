@@ -10,6 +10,7 @@
 
 mod figure_jobs;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::analysis::ModelAnalysis;
@@ -111,6 +112,10 @@ pub struct Built {
     pub rendered: Vec<String>,
     /// Outputs kept because their inputs and file were unchanged.
     pub kept: Vec<String>,
+    /// The committed bytes of each output rendered with other bytes, as they were on disk
+    /// before it was written again (only when they matched the manifest), for
+    /// [`super::explain`].
+    pub previous: BTreeMap<String, Vec<u8>>,
 }
 
 /// Renders every job whose output is not fresh (or all, with `force`), in parallel, then
@@ -148,6 +153,13 @@ pub fn run_jobs(
     for (job, bytes) in todo.into_iter().zip(rendered) {
         let bytes = bytes?;
         let path = root.join(&job.path);
+        if let Some(entry) = committed.get(&job.path)
+            && entry.sha256 != sha256_hex(&bytes)
+            && let Ok(old) = std::fs::read(&path)
+            && sha256_hex(&old) == entry.sha256
+        {
+            built.previous.insert(job.path.clone(), old);
+        }
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         }
@@ -164,7 +176,7 @@ pub fn table_jobs(
     root: &Path,
     studies: &[Study],
     code: &str,
-) -> Result<(Vec<Job>, serde_json::Value)> {
+) -> Result<(Vec<Job>, serde_json::Value, Vec<Vec<String>>)> {
     let listing_path = root.join(MODELS);
     let listing_text =
         std::fs::read_to_string(&listing_path).map_err(|e| Error::io(&listing_path, e))?;
@@ -172,6 +184,7 @@ pub fn table_jobs(
         .map_err(|e| Error::Invalid(format!("{}: {e}", listing_path.display())))?;
     let mut jobs = Vec::new();
     let mut context = serde_json::Map::new();
+    let mut html = Vec::new();
     for study in studies {
         let name = &study.spec.name;
         let mut inputs = manifest::hash_files(root, &study.inputs)?;
@@ -191,6 +204,7 @@ pub fn table_jobs(
         all.push(tables::collapsed_table(&study.runs)?);
         all.push(tables::health_table(&study.runs)?);
         all.push(tables::compute_table(&study.runs)?);
+        html.push(super::site::tables_html(&all)?);
         let mut listed = Vec::new();
         for table in &all {
             let stem = format!("report/build/tables/{name}-{}", table.name);
@@ -217,7 +231,43 @@ pub fn table_jobs(
         }
         context.insert(name.clone(), serde_json::Value::Array(listed));
     }
-    Ok((jobs, serde_json::Value::Object(context)))
+    Ok((jobs, serde_json::Value::Object(context), html))
+}
+
+/// The gallery's pages ([`super::site`]): the index, made from every study's inputs, and
+/// one page per study, made from its own; `tables` holds each study's tables as HTML.
+pub fn site_jobs(
+    root: &Path,
+    studies: &[Study],
+    tables: Vec<Vec<String>>,
+    code: &str,
+) -> Result<Vec<Job>> {
+    let studies = std::sync::Arc::new(studies.to_vec());
+    let mut all = Inputs::new();
+    let mut jobs = Vec::new();
+    for (at, (study, tables)) in studies.iter().zip(tables).enumerate() {
+        let mut inputs = manifest::hash_files(root, &study.inputs)?;
+        inputs.extend(manifest::hash_files(root, &[MODELS])?);
+        inputs.insert("src".into(), code.to_string());
+        all.extend(inputs.clone());
+        let pages = std::sync::Arc::clone(&studies);
+        jobs.push(Job::new(
+            format!(
+                "{}/{}",
+                super::site::DIR,
+                super::site::study_file(&study.spec.name)
+            ),
+            inputs,
+            move || Ok(super::site::study_page(&pages, at, &tables).into_bytes()),
+        ));
+    }
+    let pages = std::sync::Arc::clone(&studies);
+    jobs.push(Job::new(
+        format!("{}/index.html", super::site::DIR),
+        all,
+        move || Ok(super::site::index_page(&pages).into_bytes()),
+    ));
+    Ok(jobs)
 }
 
 /// The paper-wide tables, as Typst and CSV under `report/build/tables/`: the
@@ -273,53 +323,29 @@ pub fn paper_table_jobs(
     Ok(jobs)
 }
 
-/// What the paper's reproducibility section prints: the commits the runs were made at
-/// (with whether the tree was clean), every preset's data identity, and the SHA-256 of
-/// the figures' and tables' lines of the manifest (`SHA256SUMS` without the paper's own
-/// two files, which cannot list their own hash):
-/// `grep -v '  report/build/paper\.' checksums/SHA256SUMS | sha256sum` gives it.
-pub fn provenance_context(studies: &[Study], outputs: &Manifest) -> serde_json::Value {
-    let mut commits: Vec<(String, bool)> = Vec::new();
-    let unknown = || "unknown (not a git checkout)".to_string();
+/// What the paper's reproducibility section and last page print, from the proof the PDF
+/// attaches: the commits the runs were made at (with whether the tree was clean), every
+/// preset's data identity, and the SHA-256 of the proved outputs' manifest
+/// ([`super::proof`]), which `sha256sum report/build/proof/SHA256SUMS` prints.
+pub fn provenance_context(proof: &super::proof::Provenance) -> serde_json::Value {
     let mut data: Vec<serde_json::Value> = Vec::new();
-    for study in studies {
-        for run in &study.runs {
-            for p in &run.provenance {
-                let c = (
-                    p.code.git_commit.clone().unwrap_or_else(unknown),
-                    p.code.git_dirty.unwrap_or(true),
-                );
-                if !commits.contains(&c) {
-                    commits.push(c);
-                }
-            }
-            let first = &run.provenance[0];
-            let entry = serde_json::json!({
-                "preset": run.preset,
-                "name": first.data.name,
-                "version": first.data.version,
-                "sha256": first.data.sha256,
-            });
-            if !data.contains(&entry) {
-                data.push(entry);
-            }
+    for preset in proof.studies.iter().flat_map(|s| &s.presets) {
+        let entry = serde_json::json!({
+            "preset": preset.name,
+            "name": preset.data.name,
+            "version": preset.data.version,
+            "sha256": preset.data.sha256,
+        });
+        if !data.contains(&entry) {
+            data.push(entry);
         }
     }
-    commits.sort();
-    let lines: String = outputs
-        .sums_text()
-        .lines()
-        .filter(|l| !l.contains("  report/build/paper."))
-        .map(|l| format!("{l}\n"))
-        .collect();
     serde_json::json!({
-        "commits": commits
-            .iter()
-            .map(|(c, dirty)| serde_json::json!({"commit": c, "dirty": dirty}))
-            .collect::<Vec<_>>(),
+        "commits": proof.commits,
         "data": data,
-        "outputs_sha256": sha256_hex(lines.as_bytes()),
-        "outputs": lines.lines().count(),
+        "outputs_sha256": proof.manifest_sha256,
+        "outputs": proof.outputs,
+        "code_sha256": proof.code_sha256,
     })
 }
 
@@ -654,6 +680,16 @@ fn health_counts(runs: &[ModelRuns]) -> serde_json::Value {
         "runs": runs_hit,
         "cells": cells,
     })
+}
+
+/// The jobs that write the proof files ([`super::proof`]), made from the same inputs as
+/// the paper.
+pub fn proof_jobs(proof: super::proof::ProofFiles, inputs: &Inputs) -> Vec<Job> {
+    proof
+        .files
+        .into_iter()
+        .map(|(path, bytes)| Job::new(path.into(), inputs.clone(), move || Ok(bytes.clone())))
+        .collect()
 }
 
 /// The paper jobs: the filled Typst source, then its PDF (compiled from the files on disk,

@@ -536,8 +536,11 @@ pub fn temporal_effects_table(
 }
 
 /// Compute per model (by key), from provenance and `timing.json`: `model`, `device` (the
-/// distinct devices of its seeds, sorted, joined by `, `), `seeds`, `timed` (seeds with a
-/// `timing.json`), `train s`, `eval s` (sums over the timed seeds; null when none is).
+/// distinct devices of its seeds, sorted, joined by `, `), `threads` (the distinct
+/// libtorch thread counts), `host` (the machine kinds its seeds recorded, as `H1`, `H2`,
+/// ... in order of first appearance, spelled out in the caption; `-` when none did),
+/// `seeds`, `timed` (seeds with a `timing.json`), `train s`, `eval s` (sums over the
+/// timed seeds; null when none is). Imported runs show where they were made.
 pub fn compute_table(runs: &[ModelRuns]) -> Result<Table> {
     let name = "compute";
     if runs.is_empty() {
@@ -545,12 +548,36 @@ pub fn compute_table(runs: &[ModelRuns]) -> Result<Table> {
     }
     let sorted = runs_by_key(runs);
     let mut devices = Vec::new();
+    let (mut threads, mut hosts, mut host_names) = (Vec::new(), Vec::new(), Vec::<String>::new());
     let (mut train, mut eval, mut timed) = (Vec::new(), Vec::new(), Vec::new());
     for r in &sorted {
         let mut ds: Vec<&str> = r.provenance.iter().map(|p| p.device.as_str()).collect();
         ds.sort_unstable();
         ds.dedup();
         devices.push(ds.join(", "));
+        let mut ts: Vec<u32> = r.provenance.iter().map(|p| p.threads).collect();
+        ts.sort_unstable();
+        ts.dedup();
+        threads.push(ts.iter().map(u32::to_string).collect::<Vec<_>>().join(", "));
+        let mut hs: Vec<String> = Vec::new();
+        for host in r.timing.iter().flatten().filter_map(|t| t.host.as_ref()) {
+            let n = match host_names.iter().position(|h| h == host) {
+                Some(n) => n,
+                None => {
+                    host_names.push(host.clone());
+                    host_names.len() - 1
+                }
+            };
+            let label = format!("H{}", n + 1);
+            if !hs.contains(&label) {
+                hs.push(label);
+            }
+        }
+        hosts.push(if hs.is_empty() {
+            "-".into()
+        } else {
+            hs.join(", ")
+        });
         let times: Vec<_> = r.timing.iter().flatten().collect();
         timed.push(Some(times.len() as i64));
         let sum = |f: fn(&crate::artifacts::WallTimes) -> f64| {
@@ -563,15 +590,27 @@ pub fn compute_table(runs: &[ModelRuns]) -> Result<Table> {
     let caption = format!(
         "Compute: wall-clock seconds of training (all cutoffs) and evaluation (all cells), \
          summed over the seeds that recorded them; in all {:.2} h training and {:.2} h \
-         evaluation.",
+         evaluation. Hosts: {}.",
         hours(&train),
-        hours(&eval)
+        hours(&eval),
+        if host_names.is_empty() {
+            "none recorded".to_string()
+        } else {
+            host_names
+                .iter()
+                .enumerate()
+                .map(|(n, h)| format!("H{} = {h}", n + 1))
+                .collect::<Vec<_>>()
+                .join("; ")
+        }
     );
     let df = frame(
         name,
         vec![
             text("model", sorted.iter().map(|r| r.model.clone()).collect()),
             text("device", devices),
+            text("threads", threads),
+            text("host", hosts),
             ints(
                 "seeds",
                 sorted
@@ -589,6 +628,8 @@ pub fn compute_table(runs: &[ModelRuns]) -> Result<Table> {
         caption,
         frame: df,
         formats: vec![
+            Format::Text,
+            Format::Text,
             Format::Text,
             Format::Text,
             Format::Integer,

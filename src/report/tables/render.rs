@@ -213,6 +213,63 @@ pub fn to_typst(table: &Table) -> Result<String> {
     Ok(out)
 }
 
+/// `s` with the five characters HTML gives meaning escaped, so that text from data is
+/// always text in a page.
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The table as an HTML `<table>` for the gallery: its caption, a header row of column
+/// names, then one row per record, cells rendered as in [`to_typst`] (text left, numbers
+/// right, line breaks kept), every string escaped. Ends with a newline.
+pub fn to_html(table: &Table) -> Result<String> {
+    check_formats(table)?;
+    let columns = cells(table)?;
+    let shown: Vec<usize> = (0..table.formats.len())
+        .filter(|&c| table.formats[c] != Format::Hidden)
+        .collect();
+    let class = |c: usize| match table.formats[c] {
+        Format::Text => "t",
+        _ => "n",
+    };
+    let mut out = format!(
+        "<table id=\"{}\">\n<caption>{}</caption>\n<thead><tr>",
+        html_escape(&table.name),
+        html_escape(&table.caption)
+    );
+    for &c in &shown {
+        let name = table.frame.columns()[c].name().as_str();
+        out.push_str(&format!(
+            "<th class=\"{}\">{}</th>",
+            class(c),
+            html_escape(name)
+        ));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for row in 0..table.frame.height() {
+        out.push_str("<tr>");
+        for &c in &shown {
+            let text = render(table, &columns, c, row)?;
+            let text = html_escape(&text).replace('\n', "<br>");
+            out.push_str(&format!("<td class=\"{}\">{text}</td>", class(c)));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n");
+    Ok(out)
+}
+
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') || s.ends_with(' ') {
         format!("\"{}\"", s.replace('"', "\"\""))
