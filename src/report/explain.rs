@@ -227,11 +227,10 @@ mod tests {
             panic!("{class:?}")
         };
         assert!((largest - 1e-4).abs() < 1e-12, "{largest}");
-        assert_eq!(
-            classify(path, old.as_bytes(), near.as_bytes(), 0.0),
-            Class::Real(
-                "0.4125 became 0.4126 (difference 0.00009999999999998899 > tolerance 0)".into()
-            )
+        let class = classify(path, old.as_bytes(), near.as_bytes(), 0.0);
+        assert!(
+            matches!(&class, Class::Real(m) if m.starts_with("0.4125 became 0.4126 (difference 0.0001")),
+            "{class:?}"
         );
         let renamed = "model,decay\ncnn_m,0.4125\nmlp_s,-1.5e-3\n";
         assert_eq!(
