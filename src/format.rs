@@ -1,5 +1,6 @@
-//! How numbers are written wherever drift shows them: figure labels, tables, the paper's
-//! text, the notebooks and the CLI share these, so a value reads the same everywhere.
+//! How numbers (and text in HTML) are written wherever drift shows them: figure labels,
+//! tables, the paper's text, the notebooks, the gallery and the CLI share these, so a
+//! value reads the same everywhere.
 
 /// What an empty cell or an undefined value shows.
 pub const MISSING: &str = "–";
@@ -57,4 +58,21 @@ mod tests {
         assert_eq!(p_value(0.0123), "0.012");
         assert_eq!(p_value(f64::NAN), MISSING);
     }
+}
+
+/// `s` with the five characters HTML gives meaning escaped, so that text from data is
+/// always text in a page (the notebooks' tables and the gallery).
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
 }

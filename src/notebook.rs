@@ -162,17 +162,21 @@ impl Table {
     pub fn html(&self) -> String {
         let mut s = String::from("<table>");
         if !self.caption.is_empty() {
-            let _ = write!(s, "<caption>{}</caption>", escape(&self.caption));
+            let _ = write!(
+                s,
+                "<caption>{}</caption>",
+                format::html_escape(&self.caption)
+            );
         }
         s.push_str("<thead><tr>");
         for h in &self.header {
-            let _ = write!(s, "<th>{}</th>", escape(h));
+            let _ = write!(s, "<th>{}</th>", format::html_escape(h));
         }
         s.push_str("</tr></thead><tbody>");
         for row in &self.rows {
             s.push_str("<tr>");
             for c in row {
-                let _ = write!(s, "<td>{}</td>", escape(c));
+                let _ = write!(s, "<td>{}</td>", format::html_escape(c));
             }
             s.push_str("</tr>");
         }
@@ -224,21 +228,6 @@ pub fn number(v: Option<f64>, decimals: usize) -> String {
 /// A p-value as the tables write it: three decimals, or `<0.001`.
 pub fn p_value(p: Option<f64>) -> String {
     p.map_or_else(|| MISSING.into(), format::p_value)
-}
-
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// The `<svg>` element of an SVG document, to inline in HTML.

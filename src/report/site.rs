@@ -14,11 +14,12 @@
 
 use crate::analysis::ModelAnalysis;
 use crate::artifacts::ModelRuns;
+use crate::format::html_escape;
 use crate::matrix::Grid;
 use crate::metrics::Metric;
 use crate::report::figures::colors;
 use crate::report::study::Study;
-use crate::report::tables::{Table, html_escape};
+use crate::report::tables::Table;
 
 /// The gallery's folder, relative to the report root.
 pub const DIR: &str = "report/build/site";

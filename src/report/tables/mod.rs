@@ -55,7 +55,7 @@ pub use builders::{
     data_table, family_table, group_table, health_table, hyperparameters, parse_models_listing,
     retraining_table, robustness, roster, temporal_effects_table, wild_time_table,
 };
-pub use render::{html_escape, to_csv, to_html, to_typst, typst_string};
+pub use render::{to_csv, to_html, to_typst, typst_string};
 
 /// How one column is written in Typst.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -213,27 +213,11 @@ pub fn to_typst(table: &Table) -> Result<String> {
     Ok(out)
 }
 
-/// `s` with the five characters HTML gives meaning escaped, so that text from data is
-/// always text in a page.
-pub fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// The table as an HTML `<table>` for the gallery: its caption, a header row of column
 /// names, then one row per record, cells rendered as in [`to_typst`] (text left, numbers
 /// right, line breaks kept), every string escaped. Ends with a newline.
 pub fn to_html(table: &Table) -> Result<String> {
+    use crate::format::html_escape;
     check_formats(table)?;
     let columns = cells(table)?;
     let shown: Vec<usize> = (0..table.formats.len())
