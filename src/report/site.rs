@@ -117,11 +117,12 @@ pub fn study_page(studies: &[Study], at: usize, tables: &[String]) -> String {
             v * metric.display_scale()
         )
     };
-    // One colour scale per page and kind, so that cells compare across models.
-    let raw_range = range(a.models.iter().map(|m| &m.mean));
-    let dev_bound = a
-        .models
-        .iter()
+    // One colour scale per page and kind, so that cells compare across models; set by
+    // the trained models (a counting baseline's far-off cells would wash out theirs) and
+    // clamped at its ends for the baseline.
+    let trained = || a.models.iter().filter(|m| !m.baseline);
+    let raw_range = range(trained().map(|m| &m.mean));
+    let dev_bound = trained()
         .flat_map(|m| m.deviation.filled().map(|(_, _, v)| v.abs()))
         .fold(0.0f64, f64::max);
     for (m, runs) in a.models.iter().zip(&study.runs) {
@@ -132,7 +133,7 @@ pub fn study_page(studies: &[Study], at: usize, tables: &[String]) -> String {
         ));
         body.push_str(&format!(
             "<figure>{}<figcaption>Seed mean ({} seeds); colour from {} (purple) to {} \
-             (yellow), one scale for the page.</figcaption></figure>\n",
+             (yellow), one scale for the page's trained models.</figcaption></figure>\n",
             matrix_svg(&a.slices, m, runs, metric, Kind::Raw(raw_range)),
             m.seeds.len(),
             shown(raw_range.0),
@@ -140,7 +141,7 @@ pub fn study_page(studies: &[Study], at: usize, tables: &[String]) -> String {
         ));
         body.push_str(&format!(
             "<figure>{}<figcaption>Deviation from the cohort mean; colour from −{b} (red) \
-             to +{b} (blue), one scale for the page.</figcaption></figure>\n",
+             to +{b} (blue), one scale for the page's trained models.</figcaption></figure>\n",
             matrix_svg(&a.slices, m, runs, metric, Kind::Deviation(dev_bound)),
             b = shown(dev_bound)
         ));
