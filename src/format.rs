@@ -41,6 +41,23 @@ pub fn p_value(p: f64) -> String {
     }
 }
 
+/// `s` with the five characters HTML gives meaning escaped, so that text from data is
+/// always text in a page (the notebooks' tables and the gallery).
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,21 +75,4 @@ mod tests {
         assert_eq!(p_value(0.0123), "0.012");
         assert_eq!(p_value(f64::NAN), MISSING);
     }
-}
-
-/// `s` with the five characters HTML gives meaning escaped, so that text from data is
-/// always text in a page (the notebooks' tables and the gallery).
-pub fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
