@@ -11,39 +11,7 @@ use drift::artifacts::{CodeVersion, PresetRef, Provenance, RunArtifact, WallTime
 use drift::data::DataSource;
 use drift::saliency::SaliencyMap;
 
-/// The preset of the study: `mlp_s` in a family of its own choosing.
-const TINY: &str = r#"
-schema = 1
-name = "tiny"
-seeds = [0, 1]
-metric = "accuracy"
-
-[data]
-source = "toy-images"
-
-[slicing]
-scheme = "yearly"
-
-[split]
-train_fraction = 0.7
-
-[regime]
-kind = "cumulative"
-
-[train]
-optimizer = "adam"
-learning_rate = 1e-3
-batch_size = 16
-epochs = 1
-loss = "cross-entropy"
-
-[[models]]
-key = "cnn_s"
-
-[[models]]
-key = "mlp_s"
-family = "dense"
-"#;
+use crate::support::TINY_PRESET;
 
 /// One claim about the tiny study: `cnn_s` (the first model, 0.02 above `mlp_s` in every
 /// cell) leads in distribution.
@@ -62,7 +30,7 @@ quantities = [
 fn study(root: &Path) {
     fs::create_dir_all(root.join("report")).unwrap();
     fs::create_dir_all(root.join("presets")).unwrap();
-    fs::write(root.join("presets/tiny.toml"), TINY).unwrap();
+    fs::write(root.join("presets/tiny.toml"), TINY_PRESET).unwrap();
     fs::create_dir_all(root.join("results")).unwrap();
     // The committed paper template with its partials and bibliography, a claim about this
     // study, and a model listing as `drift models --params` writes.
@@ -87,7 +55,7 @@ fn study(root: &Path) {
     .unwrap();
     for (m, model) in ["cnn_s", "mlp_s"].into_iter().enumerate() {
         for seed in [0u64, 1] {
-            let dir = write_tiny_run(root, "tiny", TINY, model, seed, 0.02 * m as f64);
+            let dir = write_tiny_run(root, "tiny", TINY_PRESET, model, seed, 0.02 * m as f64);
             // Saliency maps of one model, as `drift saliency` writes them.
             if model == "cnn_s" {
                 for cutoff in ["2001", "2003"] {
@@ -343,7 +311,7 @@ fn families_come_from_the_preset_and_a_changed_preset_is_stale() {
     );
     fs::write(
         root.join("presets/tiny.toml"),
-        TINY.replace("epochs = 1", "epochs = 2"),
+        TINY_PRESET.replace("epochs = 1", "epochs = 2"),
     )
     .unwrap();
     let o = build(root, &[]);
@@ -431,14 +399,14 @@ fn one_study_trains_a_key_on_several_presets_when_they_are_tagged() {
     let root = dir.path();
     study(root);
     // A second preset of the same models on another input, and each preset's baseline.
-    let other = TINY.replace("name = \"tiny\"", "name = \"tiny-b\"");
+    let other = TINY_PRESET.replace("name = \"tiny\"", "name = \"tiny-b\"");
     fs::write(root.join("presets/tiny-b.toml"), &other).unwrap();
     for seed in [0u64, 1] {
         for model in ["cnn_s", "mlp_s"] {
             write_tiny_run(root, "tiny-b", &other, model, seed, 0.1);
         }
     }
-    write_tiny_run(root, "tiny", TINY, "majority", 0, 0.4);
+    write_tiny_run(root, "tiny", TINY_PRESET, "majority", 0, 0.4);
     write_tiny_run(root, "tiny-b", &other, "majority", 0, 0.4);
     let spec = |tags: &str| {
         let text = format!(
@@ -639,7 +607,7 @@ fn a_changed_input_names_the_outputs_it_feeds() {
     // mlp_s seed 1 made again with other numbers.
     let seed = root.join("results/tiny/mlp_s/seed-1");
     fs::remove_dir_all(&seed).unwrap();
-    write_tiny_run(root, "tiny", TINY, "mlp_s", 1, 0.03);
+    write_tiny_run(root, "tiny", TINY_PRESET, "mlp_s", 1, 0.03);
     let o = build(root, &[]);
     let err = stderr(&o);
     assert!(!o.status.success(), "{err}");

@@ -694,44 +694,19 @@ fn cache_builds_then_checks_a_presets_encoder_cache() {
     cache("checked");
 }
 
-/// A preset file for the import tests, and its content hash.
-const IMPORT_PRESET: &str = r#"
-schema = 1
-name = "good"
-seeds = [0]
-metric = "accuracy"
+/// The preset of the import tests: `presets/good.toml`, the shared tiny preset renamed.
+fn import_preset() -> String {
+    crate::support::TINY_PRESET.replace("name = \"tiny\"", "name = \"good\"")
+}
 
-[data]
-source = "toy-images"
-
-[slicing]
-scheme = "yearly"
-
-[split]
-train_fraction = 0.7
-
-[regime]
-kind = "cumulative"
-
-[train]
-optimizer = "adam"
-learning_rate = 1e-3
-batch_size = 16
-epochs = 1
-loss = "cross-entropy"
-
-[[models]]
-key = "cnn_s"
-"#;
-
-/// A run of `presets/good.toml` (as `IMPORT_PRESET`) made "elsewhere", under `other/`,
+/// A run of `presets/good.toml` (as [`import_preset`]) made "elsewhere", under `other/`,
 /// recording its host; and the repository folder it is imported into.
 fn made_elsewhere() -> (tempfile::TempDir, PathBuf) {
     let repo = tempfile::tempdir().unwrap();
     fs::create_dir_all(repo.path().join("presets")).unwrap();
-    fs::write(repo.path().join("presets/good.toml"), IMPORT_PRESET).unwrap();
+    fs::write(repo.path().join("presets/good.toml"), import_preset()).unwrap();
     let dir = write_run(&repo.path().join("other"));
-    let hash = drift::preset::Preset::parse(IMPORT_PRESET)
+    let hash = drift::preset::Preset::parse(&import_preset())
         .unwrap()
         .content_hash();
     let mut run = drift::artifacts::load_run(&dir).unwrap();
@@ -831,7 +806,7 @@ fn artifacts_import_refuses_a_run_of_another_preset_version() {
     let (repo, _dir) = made_elsewhere();
     // The preset changed since the run was made elsewhere.
     let preset = repo.path().join("presets/good.toml");
-    fs::write(&preset, IMPORT_PRESET.replace("epochs = 1", "epochs = 2")).unwrap();
+    fs::write(&preset, import_preset().replace("epochs = 1", "epochs = 2")).unwrap();
     let o = import(repo.path(), &["other"]);
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);

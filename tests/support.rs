@@ -101,3 +101,39 @@ pub fn assert_same_tree(a: &std::path::Path, b: &std::path::Path) {
         assert!(bytes == &tb[path], "{} differs", path.display());
     }
 }
+
+/// A small preset (`tiny`, 2 seeds, one epoch on the toy images): `cnn_s`, and `mlp_s` in a
+/// family of its own choosing. The study of the build-report tests and the run the import
+/// tests bring in.
+pub const TINY_PRESET: &str = r#"
+schema = 1
+name = "tiny"
+seeds = [0, 1]
+metric = "accuracy"
+
+[data]
+source = "toy-images"
+
+[slicing]
+scheme = "yearly"
+
+[split]
+train_fraction = 0.7
+
+[regime]
+kind = "cumulative"
+
+[train]
+optimizer = "adam"
+learning_rate = 1e-3
+batch_size = 16
+epochs = 1
+loss = "cross-entropy"
+
+[[models]]
+key = "cnn_s"
+
+[[models]]
+key = "mlp_s"
+family = "dense"
+"#;

@@ -112,24 +112,19 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     stage("checking the findings' claims");
     let outcomes = claims::evaluate(&claims::read(&root.join(claims::CLAIMS))?, &studies)?;
     claims::require(&outcomes)?;
-    let code = build::code_hash(root)?;
+    let hashed = build::Hashed::new(root, &studies)?;
     stage("planning figures and tables");
-    let mut jobs = build::figure_jobs(root, &studies, &code)?;
-    let (table_jobs, tables, html) = build::table_jobs(root, &studies, &code)?;
+    let mut jobs = build::figure_jobs(&studies, &hashed)?;
+    let (table_jobs, tables, html) = build::table_jobs(root, &studies, &hashed)?;
     jobs.extend(table_jobs);
-    jobs.extend(build::site_jobs(root, &studies, html, &code)?);
-    jobs.extend(build::paper_table_jobs(root, &studies, &outcomes, &code)?);
+    jobs.extend(build::site_jobs(&studies, html, &hashed));
+    jobs.extend(build::paper_table_jobs(&studies, &outcomes, &hashed)?);
     let mut built = build::Built::default();
     stage(&format!("rendering {} figures and tables", jobs.len()));
     build::run_jobs(root, &jobs, &committed, args.force, &mut built)?;
-    let mut all_inputs = manifest::Inputs::new();
-    for study in &studies {
-        all_inputs.extend(manifest::hash_files(root, &study.inputs)?);
-    }
-    all_inputs.extend(manifest::hash_files(root, &[build::MODELS])?);
-    all_inputs.insert("src".into(), code.clone());
+    let all_inputs = hashed.all();
     // The proof the PDF attaches lists every output rendered so far: all but the paper's.
-    let proof = proof::build(root, build::RESULTS, &studies, &built.manifest)?;
+    let proof = proof::build(root, build::RESULTS, &studies, &built.manifest, &all_inputs)?;
     let mut context = build::paper_context(root, &studies, &tables, &outcomes)?;
     context["provenance"] = build::provenance_context(&proof.provenance);
     // The proof files, the source, then the PDF compiled from them.

@@ -30,7 +30,7 @@ use lopdf::{Document, Object};
 use serde::{Deserialize, Serialize};
 
 use super::build::{OUTPUT_DIRS, PAPER_PDF, code_hash};
-use super::manifest::{self, Manifest};
+use super::manifest::{self, Inputs, Manifest};
 use super::study::Study;
 use crate::artifacts::run_dir;
 use crate::checksum::sha256_hex;
@@ -154,16 +154,18 @@ pub struct ProofFiles {
 
 /// The proof of a build: `outputs` is the manifest of what the build rendered so far
 /// (at least every proved output), `studies` what it was rendered from, `results` the
-/// folder of the run artifacts under `root`.
+/// folder of the run artifacts under `root`, `inputs` the hashes of every input (each
+/// run's `SHA256SUMS` and `src`, the code hash, among them).
 pub fn build(
     root: &Path,
     results: &str,
     studies: &[Study],
     outputs: &Manifest,
+    inputs: &Inputs,
 ) -> Result<ProofFiles> {
     let proved = outputs.filtered(is_proved);
     let sums = proved.sums_text();
-    let inputs = proved.inputs_text();
+    let inputs_text = proved.inputs_text();
     let lock = root.join("Cargo.lock");
     let cargo_lock_sha256 = match std::fs::read(&lock) {
         Ok(bytes) => Some(sha256_hex(&bytes)),
@@ -187,11 +189,13 @@ pub fn build(
                 };
                 let rel = run_dir(Path::new(results), &model.preset, &p.model, p.seed);
                 let rel = rel.to_string_lossy().replace('\\', "/");
-                let sums_path = root.join(&rel).join("SHA256SUMS");
-                let bytes = std::fs::read(&sums_path).map_err(|e| Error::io(&sums_path, e))?;
+                let sums_path = format!("{rel}/SHA256SUMS");
+                let sha256sums = inputs.get(&sums_path).cloned().ok_or_else(|| {
+                    Error::Invalid(format!("{sums_path}: not among the build's inputs"))
+                })?;
                 runs.push(RunRecord {
                     path: rel,
-                    sha256sums: sha256_hex(&bytes),
+                    sha256sums,
                     commit: commit.commit.clone(),
                     dirty: commit.dirty,
                     device: p.device.clone(),
@@ -228,7 +232,10 @@ pub fn build(
         schema: SCHEMA,
         manifest_sha256: sha256_hex(sums.as_bytes()),
         outputs: proved.len(),
-        code_sha256: code_hash(root)?,
+        code_sha256: inputs
+            .get("src")
+            .cloned()
+            .ok_or_else(|| Error::Invalid("the build's inputs lack the code hash".into()))?,
         cargo_lock_sha256,
         commits,
         studies: records,
@@ -237,7 +244,7 @@ pub fn build(
     Ok(ProofFiles {
         files: vec![
             (SUMS, sums.into_bytes()),
-            (INPUTS, inputs.into_bytes()),
+            (INPUTS, inputs_text.into_bytes()),
             (PROVENANCE, json.into_bytes()),
         ],
         provenance,

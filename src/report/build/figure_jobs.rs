@@ -3,9 +3,7 @@
 //! Adding a figure: its renderer under `report/figures/`, a function here, and its line in
 //! [`FAMILIES`].
 
-use std::path::Path;
-
-use super::{Job, svg};
+use super::{Hashed, Job, svg};
 use crate::analysis::{SCORES, StudyAnalysis};
 use crate::matrix::Grid;
 use crate::metrics::Metric;
@@ -13,7 +11,7 @@ use crate::report::figures::{
     self, Curve, CurveOptions, EffectsRow, HeatmapOptions, Panel, RankingOptions, SaliencyGrid,
     Scale,
 };
-use crate::report::manifest::{self, Inputs};
+use crate::report::manifest::Inputs;
 use crate::report::study::Study;
 use crate::{Error, Result};
 
@@ -39,9 +37,7 @@ pub struct StudyFigures<'a> {
 }
 
 impl<'a> StudyFigures<'a> {
-    fn new(root: &Path, study: &'a Study, code: &str) -> Result<Self> {
-        let mut inputs = manifest::hash_files(root, &study.inputs)?;
-        inputs.insert("src".into(), code.to_string());
+    fn new(study: &'a Study, inputs: Inputs) -> Result<Self> {
         let analysis = &study.analysis;
         let factor = analysis.metric.display_scale();
         let means: Vec<Grid> = analysis
@@ -92,11 +88,11 @@ const FAMILIES: &[Family] = &[
 
 /// The figure jobs of every study, plus one panel figure of cohort means per group of
 /// studies.
-pub fn figure_jobs(root: &Path, studies: &[Study], code: &str) -> Result<Vec<Job>> {
+pub fn figure_jobs(studies: &[Study], hashed: &Hashed) -> Result<Vec<Job>> {
     let mut jobs = Vec::new();
     let mut cohorts = Vec::new();
-    for study in studies {
-        let figures = StudyFigures::new(root, study, code)?;
+    for (at, study) in studies.iter().enumerate() {
+        let figures = StudyFigures::new(study, hashed.of([at]))?;
         for family in FAMILIES {
             jobs.extend(family(&figures)?);
         }

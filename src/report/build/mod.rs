@@ -99,6 +99,55 @@ pub fn code_hash(root: &Path) -> Result<String> {
     Ok(sha256_hex(listing.to_text().as_bytes()))
 }
 
+/// Every input of the build, hashed once: each study's files (artifacts and presets), the
+/// model listing and the code ([`code_hash`]). Jobs take their inputs from here.
+pub struct Hashed {
+    studies: Vec<Inputs>,
+    models: Inputs,
+    code: String,
+}
+
+impl Hashed {
+    /// Hashes the inputs of `studies` under `root`.
+    pub fn new(root: &Path, studies: &[Study]) -> Result<Self> {
+        Ok(Hashed {
+            studies: studies
+                .iter()
+                .map(|s| manifest::hash_files(root, &s.inputs))
+                .collect::<Result<_>>()?,
+            models: manifest::hash_files(root, &[MODELS])?,
+            code: code_hash(root)?,
+        })
+    }
+
+    /// The SHA-256 of the code.
+    pub fn code(&self) -> &str {
+        &self.code
+    }
+
+    /// The inputs of an output made from the studies at `at` (their files and the code).
+    pub fn of(&self, at: impl IntoIterator<Item = usize>) -> Inputs {
+        let mut inputs = Inputs::new();
+        for i in at {
+            inputs.extend(self.studies[i].iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        inputs.insert("src".into(), self.code.clone());
+        inputs
+    }
+
+    /// As [`Hashed::of`], plus the model listing.
+    pub fn with_models(&self, at: impl IntoIterator<Item = usize>) -> Inputs {
+        let mut inputs = self.of(at);
+        inputs.extend(self.models.iter().map(|(k, v)| (k.clone(), v.clone())));
+        inputs
+    }
+
+    /// Every input: all studies, the model listing and the code.
+    pub fn all(&self) -> Inputs {
+        self.with_models(0..self.studies.len())
+    }
+}
+
 fn svg(text: Result<String>) -> Result<Vec<u8>> {
     text.map(String::into_bytes)
 }
@@ -175,7 +224,7 @@ pub fn run_jobs(
 pub fn table_jobs(
     root: &Path,
     studies: &[Study],
-    code: &str,
+    hashed: &Hashed,
 ) -> Result<(Vec<Job>, serde_json::Value, Vec<Vec<String>>)> {
     let listing_path = root.join(MODELS);
     let listing_text =
@@ -185,11 +234,9 @@ pub fn table_jobs(
     let mut jobs = Vec::new();
     let mut context = serde_json::Map::new();
     let mut html = Vec::new();
-    for study in studies {
+    for (at, study) in studies.iter().enumerate() {
         let name = &study.spec.name;
-        let mut inputs = manifest::hash_files(root, &study.inputs)?;
-        inputs.extend(manifest::hash_files(root, &[MODELS])?);
-        inputs.insert("src".into(), code.to_string());
+        let inputs = hashed.with_models([at]);
         let analysis = &study.analysis;
         let mut all = vec![
             tables::roster(&listing, analysis)?,
@@ -236,20 +283,10 @@ pub fn table_jobs(
 
 /// The gallery's pages ([`super::site`]): the index, made from every study's inputs, and
 /// one page per study, made from its own; `tables` holds each study's tables as HTML.
-pub fn site_jobs(
-    root: &Path,
-    studies: &[Study],
-    tables: Vec<Vec<String>>,
-    code: &str,
-) -> Result<Vec<Job>> {
+pub fn site_jobs(studies: &[Study], tables: Vec<Vec<String>>, hashed: &Hashed) -> Vec<Job> {
     let studies = std::sync::Arc::new(studies.to_vec());
-    let mut all = Inputs::new();
     let mut jobs = Vec::new();
     for (at, (study, tables)) in studies.iter().zip(tables).enumerate() {
-        let mut inputs = manifest::hash_files(root, &study.inputs)?;
-        inputs.extend(manifest::hash_files(root, &[MODELS])?);
-        inputs.insert("src".into(), code.to_string());
-        all.extend(inputs.clone());
         let pages = std::sync::Arc::clone(&studies);
         jobs.push(Job::new(
             format!(
@@ -257,55 +294,51 @@ pub fn site_jobs(
                 super::site::DIR,
                 super::site::study_file(&study.spec.name)
             ),
-            inputs,
+            hashed.with_models([at]),
             move || Ok(super::site::study_page(&pages, at, &tables).into_bytes()),
         ));
     }
     let pages = std::sync::Arc::clone(&studies);
     jobs.push(Job::new(
         format!("{}/index.html", super::site::DIR),
-        all,
+        hashed.all(),
         move || Ok(super::site::index_page(&pages).into_bytes()),
     ));
-    Ok(jobs)
+    jobs
 }
 
 /// The paper-wide tables, as Typst and CSV under `report/build/tables/`: the
 /// hyperparameters of every preset, one side-by-side table per group of studies, and the
 /// claims. Each is made from the inputs of the studies it reads.
 pub fn paper_table_jobs(
-    root: &Path,
     studies: &[Study],
     outcomes: &[Outcome],
-    code: &str,
+    hashed: &Hashed,
 ) -> Result<Vec<Job>> {
-    let inputs_of = |of: &[&Study]| -> Result<Inputs> {
-        let mut inputs = Inputs::new();
-        for s in of {
-            inputs.extend(manifest::hash_files(root, &s.inputs)?);
-        }
-        inputs.insert("src".into(), code.to_string());
-        Ok(inputs)
-    };
-    let all: Vec<&Study> = studies.iter().collect();
+    let every = || hashed.of(0..studies.len());
     let mut presets: Vec<&crate::preset::LoadedPreset> = Vec::new();
     for p in studies.iter().flat_map(|s| &s.presets) {
         if !presets.iter().any(|q| q.path == p.path) {
             presets.push(p);
         }
     }
-    let mut tables = vec![(tables::claims_table(outcomes)?, inputs_of(&all)?)];
+    let mut tables = vec![(tables::claims_table(outcomes)?, every())];
     for table in tables::hyperparameters(&presets)? {
-        tables.push((table, inputs_of(&all)?));
+        tables.push((table, every()));
     }
-    tables.push((tables::data_table(&presets)?, inputs_of(&all)?));
+    tables.push((tables::data_table(&presets)?, every()));
     for group in groups(studies) {
         let members = group_members(studies, &group);
         let named: Vec<(&str, &crate::analysis::StudyAnalysis)> = members
             .iter()
             .map(|s| (s.spec.name.as_str(), &s.analysis))
             .collect();
-        tables.push((tables::group_table(&group, &named)?, inputs_of(&members)?));
+        let at = studies
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.spec.group.as_deref() == Some(group.as_str()))
+            .map(|(i, _)| i);
+        tables.push((tables::group_table(&group, &named)?, hashed.of(at)));
     }
     let mut jobs = Vec::new();
     for (table, inputs) in tables {

@@ -180,15 +180,10 @@ pub fn typst_string(s: &str) -> String {
 pub fn to_typst(table: &Table) -> Result<String> {
     check_formats(table)?;
     let columns = cells(table)?;
-    let shown: Vec<usize> = (0..table.formats.len())
-        .filter(|&c| table.formats[c] != Format::Hidden)
-        .collect();
+    let shown = shown(table);
     let align: Vec<&str> = shown
         .iter()
-        .map(|&c| match table.formats[c] {
-            Format::Text => "left",
-            _ => "right",
-        })
+        .map(|&c| if is_text(table, c) { "left" } else { "right" })
         .collect();
     let header: Vec<String> = shown
         .iter()
@@ -213,6 +208,18 @@ pub fn to_typst(table: &Table) -> Result<String> {
     Ok(out)
 }
 
+/// The columns a rendering shows: all but the hidden ones, in order.
+fn shown(table: &Table) -> Vec<usize> {
+    (0..table.formats.len())
+        .filter(|&c| table.formats[c] != Format::Hidden)
+        .collect()
+}
+
+/// Whether column `c` holds text (set left) rather than numbers (set right).
+fn is_text(table: &Table, c: usize) -> bool {
+    table.formats[c] == Format::Text
+}
+
 /// The table as an HTML `<table>` for the gallery: its caption, a header row of column
 /// names, then one row per record, cells rendered as in [`to_typst`] (text left, numbers
 /// right, line breaks kept), every string escaped. Ends with a newline.
@@ -220,13 +227,8 @@ pub fn to_html(table: &Table) -> Result<String> {
     use crate::format::html_escape;
     check_formats(table)?;
     let columns = cells(table)?;
-    let shown: Vec<usize> = (0..table.formats.len())
-        .filter(|&c| table.formats[c] != Format::Hidden)
-        .collect();
-    let class = |c: usize| match table.formats[c] {
-        Format::Text => "t",
-        _ => "n",
-    };
+    let shown = shown(table);
+    let class = |c: usize| if is_text(table, c) { "t" } else { "n" };
     let mut out = format!(
         "<table id=\"{}\">\n<caption>{}</caption>\n<thead><tr>",
         html_escape(&table.name),
