@@ -79,6 +79,7 @@ pub mod matrix;
 pub mod metrics;
 pub mod models;
 pub mod notebook;
+mod output;
 pub mod packages;
 pub mod preset;
 pub mod report;

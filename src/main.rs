@@ -1,3 +1,4 @@
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -6,8 +7,11 @@ fn main() -> ExitCode {
     passive_openmp();
     match drift::cli::run(drift::cli::Cli::parse()) {
         Ok(code) => code,
+        // The reader of a pipe has all it wanted: end quietly, as ripgrep does.
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Best effort: with stderr closed there is no one left to tell.
+            let _ = writeln!(std::io::stderr(), "error: {e:#}");
             ExitCode::FAILURE
         }
     }

@@ -20,6 +20,7 @@ mod formats;
 #[cfg(feature = "paper")]
 mod gallery;
 mod glove;
+mod hardening;
 mod losses;
 mod manifest;
 mod minilm;

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use crate::artifacts::{Imported, RunArtifact, find_runs, import_run, load_run};
 use crate::baseline::Baseline;
+use crate::output::{errln, outln};
 use crate::preset::Preset;
 use crate::{Error, Result};
 
@@ -83,26 +84,26 @@ fn import(dir: &Path, out: &Path, presets: Option<&Path>) -> Result<ExitCode> {
         match outcome {
             Ok(Imported::Copied(dest)) => {
                 copied += 1;
-                println!("imported {} -> {}", run.display(), dest.display());
+                outln!("imported {} -> {}", run.display(), dest.display())?;
             }
             Ok(Imported::AlreadyThere(dest)) => {
                 present += 1;
-                println!(
+                outln!(
                     "present  {} (the same run is already in {})",
                     run.display(),
                     dest.display()
-                );
+                )?;
             }
             Err(e) => {
                 refused += 1;
-                println!("refused  {e}");
+                outln!("refused  {e}")?;
             }
         }
     }
-    println!(
+    outln!(
         "{} run folders: {copied} imported, {present} already present, {refused} refused",
         runs.len()
-    );
+    )?;
     Ok(if refused == 0 {
         ExitCode::SUCCESS
     } else {
@@ -127,23 +128,25 @@ fn verify(roots: &[PathBuf]) -> Result<ExitCode> {
                         collapsed.1 += usize::from(cutoffs > 0);
                         collapsed.2 += run.health.as_ref().map_or(0, Vec::len);
                     }
-                    println!("ok    {}{health}", dir.display());
+                    outln!("ok    {}{health}", dir.display())?;
                 }
                 Err(e) => {
                     bad += 1;
-                    println!("error {e}");
+                    outln!("error {e}")?;
                 }
             }
         }
     }
     if runs == 0 {
-        eprintln!("no run folders (folders with SHA256SUMS) under the given roots");
+        errln!("no run folders (folders with SHA256SUMS) under the given roots");
         return Ok(ExitCode::FAILURE);
     }
-    println!(
+    outln!(
         "{runs} runs, {bad} bad; {} of {} checkpoints collapsed, in {} runs",
-        collapsed.0, collapsed.2, collapsed.1
-    );
+        collapsed.0,
+        collapsed.2,
+        collapsed.1
+    )?;
     Ok(if bad == 0 {
         ExitCode::SUCCESS
     } else {

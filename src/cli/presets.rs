@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::Result;
+use crate::output::{errln, outln};
 use crate::preset::{Preset, preset_files};
 
 /// Preset subcommands.
@@ -37,21 +38,21 @@ pub fn run(command: Command) -> Result<ExitCode> {
     let mut bad = 0;
     for file in &files {
         match Preset::load(Path::new(file)) {
-            Ok(loaded) => println!(
+            Ok(loaded) => outln!(
                 "ok    {}  {} models, {} seeds  sha256:{}",
                 file.display(),
                 loaded.preset.models.len(),
                 loaded.preset.seeds.len(),
                 loaded.sha256
-            ),
+            )?,
             Err(e) => {
                 bad += 1;
-                println!("error {e}");
+                outln!("error {e}")?;
             }
         }
     }
     if files.is_empty() {
-        eprintln!(
+        errln!(
             "no preset files found in {}",
             paths
                 .iter()

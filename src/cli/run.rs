@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::Result;
+use crate::output::outln;
 
 /// Arguments of `drift run`.
 #[derive(Debug, clap::Args)]
@@ -39,7 +40,7 @@ pub struct Args {
 fn baseline_only(args: &Args) -> Result<ExitCode> {
     let loaded = crate::preset::Preset::load(&args.preset)?;
     let dir = crate::baseline::write_for_preset(&loaded, &args.out)?;
-    println!("{}", dir.display());
+    outln!("{}", dir.display())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -61,7 +62,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         progress: !args.quiet && std::io::stderr().is_terminal(),
     };
     for dir in crate::run::run_preset(&loaded, &options)? {
-        println!("{}", dir.display());
+        outln!("{}", dir.display())?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -4,6 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::Result;
+#[cfg(feature = "torch")]
+use crate::output::outln;
 
 /// Arguments of `drift saliency`.
 #[derive(Debug, clap::Args)]
@@ -34,7 +36,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         slice: args.slice,
         count: args.count,
     })?;
-    println!("{}", path.display());
+    outln!("{}", path.display())?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use crate::Result;
 use crate::csv_table::CsvTable;
 use crate::metrics::{Metric, Predictions};
+use crate::output::outln;
 
 /// Arguments of `drift score`.
 #[derive(Debug, clap::Args)]
@@ -20,7 +21,7 @@ pub struct Args {
 /// Runs `drift score`.
 pub fn run(args: Args) -> Result<ExitCode> {
     let value = score_file(&args.predictions, args.metric)?;
-    println!("{}", serde_json::json!({ "value": value }));
+    outln!("{}", serde_json::json!({ "value": value }))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -4,6 +4,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::output::{errln, out, outln};
 use crate::study::{self, Plan, Rerun, Setup, local, slurm};
 use crate::{Error, Result};
 
@@ -112,7 +113,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let selected = plan
             .selected(args.rerun)
             .or_else(|_| plan.selected(Rerun::Stale))?;
-        print!("{}", plan.describe(&selected));
+        out!("{}", plan.describe(&selected))?;
         return Ok(ExitCode::SUCCESS);
     }
     let selected = plan.selected(args.rerun)?;
@@ -120,7 +121,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     match args.executor {
         Executor::Local => {
             if selected.is_empty() {
-                println!("drift study: all {} items done", plan.items.len());
+                outln!("drift study: all {} items done", plan.items.len())?;
                 return Ok(ExitCode::SUCCESS);
             }
             if !args.dry_run {
@@ -133,21 +134,21 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 progress: !args.quiet && std::io::stderr().is_terminal(),
                 drift,
             };
-            eprintln!(
+            errln!(
                 "drift study: {} of {} items to run, {} at a time",
                 selected.len(),
                 plan.items.len(),
                 options.jobs.max(1)
             );
             let outcome = local::execute(&plan, &selected, &options)?;
-            println!(
+            outln!(
                 "drift study: {} done, {} failed, {} not run",
                 outcome.done.len(),
                 outcome.failed.len(),
                 outcome.skipped.len()
-            );
+            )?;
             for (id, how) in &outcome.failed {
-                println!("failed  {id}: {how}");
+                outln!("failed  {id}: {how}")?;
             }
             Ok(if outcome.failed.is_empty() {
                 ExitCode::SUCCESS
@@ -168,23 +169,23 @@ pub fn run(args: Args) -> Result<ExitCode> {
             if args.dry_run {
                 let n = slurm::read_jobs(&plan)?.submissions.len() + 1;
                 for s in slurm::scripts(&plan, &selected, &options, n)? {
-                    println!("# {}\n{}", s.path.display(), s.text);
-                    println!("# {}\n{}", s.tasks_path.display(), s.tasks);
+                    outln!("# {}\n{}", s.path.display(), s.text)?;
+                    outln!("# {}\n{}", s.tasks_path.display(), s.tasks)?;
                 }
                 return Ok(ExitCode::SUCCESS);
             }
             plan.clear(&selected, args.rerun)?;
             let jobs = slurm::submit(&plan, &selected, &options)?;
             if jobs.is_empty() {
-                println!("drift study: nothing to submit (every item is done, queued or running)");
+                outln!("drift study: nothing to submit (every item is done, queued or running)")?;
             }
             for job in &jobs {
-                println!(
+                outln!(
                     "submitted {} job {} ({} task(s))",
                     job.stage.name(),
                     job.id,
                     job.items.len()
-                );
+                )?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -196,10 +197,10 @@ fn status(plan: &Plan) -> Result<ExitCode> {
     let width = plan.items.iter().map(|i| i.id.len()).max().unwrap_or(0);
     let mut counts = std::collections::BTreeMap::<&str, usize>::new();
     for (item, (state, detail)) in plan.items.iter().zip(&states) {
-        println!("{:<width$}  {state:<7}  {detail}", item.id);
+        outln!("{:<width$}  {state:<7}  {detail}", item.id)?;
         *counts.entry(state.as_str()).or_default() += 1;
     }
     let tally: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
-    println!("{} items: {}", plan.items.len(), tally.join(", "));
+    outln!("{} items: {}", plan.items.len(), tally.join(", "))?;
     Ok(ExitCode::SUCCESS)
 }

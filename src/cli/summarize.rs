@@ -11,6 +11,7 @@ use crate::analysis::{STREAM_K, SelfLabelling, Summary, summarize_with};
 use crate::artifacts::{ModelRuns, load_all};
 use crate::format;
 use crate::metrics::{Direction, Metric};
+use crate::output::{out, outln};
 use crate::{Result, matrix};
 
 /// Output formats.
@@ -114,18 +115,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 temporal_effects_design: design,
                 self_labelling,
             };
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&out).expect("a summary serialises")
-            );
+            )?;
         }
         Format::Table => {
-            print!("{}", table(&summary, &design));
+            out!("{}", table(&summary, &design))?;
             if let Some(t) = &self_labelling {
-                print!("{}", self_labelling_table(t, &summary.slices));
+                out!("{}", self_labelling_table(t, &summary.slices))?;
             }
             if let Some(seeds) = &collapsed {
-                print!("{}", collapsed_table(seeds, args.exclude_collapsed));
+                out!("{}", collapsed_table(seeds, args.exclude_collapsed))?;
             }
         }
     }

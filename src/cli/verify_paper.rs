@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::Result;
+use crate::output::outln;
 use crate::report::proof;
 
 /// Arguments of `drift verify-paper`.
@@ -25,14 +26,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let findings = proof::verify(&args.pdf, args.repo.as_deref())?;
     let failed = findings.iter().filter(|f| !f.holds).count();
     for f in &findings {
-        println!("{} {}", if f.holds { "ok  " } else { "FAIL" }, f.says);
+        outln!("{} {}", if f.holds { "ok  " } else { "FAIL" }, f.says)?;
     }
-    println!(
+    outln!(
         "{}: {} of {} checks hold",
         args.pdf.display(),
         findings.len() - failed,
         findings.len()
-    );
+    )?;
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {

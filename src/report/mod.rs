@@ -31,8 +31,9 @@ use std::path::PathBuf;
 #[cfg(feature = "paper")]
 use std::process::ExitCode;
 
-#[cfg(feature = "paper")]
 use crate::Result;
+#[cfg(feature = "paper")]
+use crate::output::{errln, out};
 #[cfg(feature = "paper")]
 use manifest::Manifest;
 
@@ -74,13 +75,13 @@ pub struct Args {
 #[cfg(feature = "paper")]
 pub fn run(args: &Args) -> Result<ExitCode> {
     let root = &args.root;
-    let stage = |name: &str| eprintln!("build-report: {name}");
+    let stage = |name: &str| errln!("build-report: {name}");
     if let Some(path) = &args.why {
         let committed = Manifest::read(root)?;
         let path = path.trim_start_matches("./");
         return match committed.why(path) {
             Some(chain) => {
-                print!("{chain}");
+                out!("{chain}")?;
                 Ok(ExitCode::SUCCESS)
             }
             None => Err(crate::Error::Invalid(format!(
@@ -134,7 +135,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     for job in paper.chunks(1) {
         build::run_jobs(root, job, &committed, args.force, &mut built)?;
     }
-    eprintln!(
+    errln!(
         "build-report: {} rendered, {} unchanged",
         built.rendered.len(),
         built.kept.len()
@@ -147,10 +148,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     )?);
     if args.update {
         for d in &differences {
-            eprintln!("{d}");
+            errln!("{d}");
         }
         built.manifest.write(root)?;
-        eprintln!(
+        errln!(
             "build-report: wrote checksums/ ({} outputs)",
             built.manifest.len()
         );
@@ -187,9 +188,9 @@ fn report_explained(
         match classes.get(&d.path) {
             Some(class) => {
                 accepted += usize::from(class.accepted());
-                eprintln!("{d}; {class}");
+                errln!("{d}; {class}");
             }
-            None => eprintln!("{d}"),
+            None => errln!("{d}"),
         }
     }
     let mut inputs: Vec<&str> = differences
@@ -207,7 +208,7 @@ fn report_explained(
         } else {
             String::new()
         };
-        eprintln!(
+        errln!(
             "input {input} changed: it feeds {} outputs ({}{more}; build-report --why {input} lists them)",
             feeds.len(),
             shown.join(", ")
@@ -216,12 +217,12 @@ fn report_explained(
     let n = differences.len();
     let plural = if n == 1 { "" } else { "s" };
     if accepted == n {
-        eprintln!(
+        errln!(
             "build-report: {n} difference{plural} from checksums/, all accepted (identical after canonicalisation or within the tolerance)"
         );
         ExitCode::SUCCESS
     } else {
-        eprintln!(
+        errln!(
             "build-report: {n} difference{plural} from checksums/ ({accepted} accepted, {} not)",
             n - accepted
         );
@@ -232,15 +233,15 @@ fn report_explained(
 #[cfg(feature = "paper")]
 fn report_differences(differences: &[manifest::Difference], outputs: usize) -> ExitCode {
     if differences.is_empty() {
-        eprintln!("build-report: all {outputs} outputs match checksums/");
+        errln!("build-report: all {outputs} outputs match checksums/");
         ExitCode::SUCCESS
     } else {
         for d in differences {
-            eprintln!("{d}");
+            errln!("{d}");
         }
         let n = differences.len();
         let plural = if n == 1 { "" } else { "s" };
-        eprintln!("build-report: {n} difference{plural} from checksums/");
+        errln!("build-report: {n} difference{plural} from checksums/");
         ExitCode::FAILURE
     }
 }

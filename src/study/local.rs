@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::{Plan, State, Work, failures, seconds, write_failures};
+use crate::output::errln;
 use crate::{Error, Result};
 
 /// How to run the items.
@@ -91,7 +92,7 @@ pub fn execute(plan: &Plan, selected: &[usize], options: &Options) -> Result<Out
         if options.progress {
             multi.println(line).ok();
         } else {
-            eprintln!("{line}");
+            errln!("{line}");
         }
     };
     let mut last_tick = Instant::now();
