@@ -256,6 +256,34 @@ fn a_flipped_byte_in_an_input_artifact_is_named() {
     );
 }
 
+/// Regression (found by tests/hardening/damage.rs): `timing.json` is not in its run's
+/// `SHA256SUMS` (identical runs differ in it), so a changed digit loaded cleanly and
+/// `--check`, which read only outputs, passed; it now re-hashes the recorded inputs too.
+#[test]
+fn a_changed_digit_in_timing_json_fails_the_check_naming_it() {
+    let dir = built();
+    let root = dir.path();
+    let rel = "results/tiny/cnn_s/seed-0/timing.json";
+    let timing = root.join(rel);
+    let text = fs::read_to_string(&timing).unwrap();
+    let at = text.find(|c: char| c.is_ascii_digit()).unwrap();
+    let digit = if &text[at..=at] == "7" { "8" } else { "7" };
+    fs::write(
+        &timing,
+        format!("{}{digit}{}", &text[..at], &text[at + 1..]),
+    )
+    .unwrap();
+    drift::artifacts::load_run(timing.parent().unwrap()).expect("the run still loads");
+    let o = build(root, &["--check"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!("{rel}: input modified: its sha256 "))
+            && err.contains("recorded in checksums/inputs.json"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_flipped_byte_in_a_saliency_map_is_named() {
     let dir = built();

@@ -21,14 +21,14 @@ use crate::support::glove;
 
 /// A stand-in encoder: each word's state is a fixed function of the word, position and
 /// dimension; counts its calls and fails from call `fail_from` on.
-struct Fake {
+pub struct Fake {
     id: EncoderId,
     calls: AtomicUsize,
     fail_from: usize,
 }
 
 impl Fake {
-    fn new() -> Self {
+    pub fn new() -> Self {
         Fake::failing_from(usize::MAX)
     }
 
@@ -91,7 +91,7 @@ fn source() -> DataSource {
 }
 
 /// `n` short texts (some empty), enough for several chunks when `n > CHUNK_ROWS`.
-fn texts(n: usize) -> Vec<String> {
+pub fn texts(n: usize) -> Vec<String> {
     let words = [
         "the", "model", "drifts", "over", "time", "and", "its", "accuracy", "falls", "slowly",
     ];
@@ -105,7 +105,7 @@ fn texts(n: usize) -> Vec<String> {
         .collect()
 }
 
-fn fake_spec(texts: &[String], max_len: usize) -> CacheSpec {
+pub fn fake_spec(texts: &[String], max_len: usize) -> CacheSpec {
     CacheSpec::new(&source(), texts, fake_id(), max_len, Pooling::Mean)
 }
 
@@ -244,6 +244,26 @@ fn a_flipped_byte_is_detected_and_the_file_named() {
     assert!(reopened.inputs(CachedInput::Tokens).is_err());
     // The pooled file is intact and still reads.
     reopened.inputs(CachedInput::Pooled).unwrap();
+}
+
+/// Regression (found by tests/hardening/damage.rs): a changed file hash in the manifest
+/// was reported as a damaged chunk only; the message now names the manifest too.
+#[test]
+fn a_changed_hash_in_the_manifest_names_the_manifest_too() {
+    let texts = texts(CHUNK_ROWS + 10);
+    let spec = fake_spec(&texts, 4);
+    let root = tempfile::tempdir().unwrap();
+    let cache = cache::build(root.path(), &spec, &texts, &Fake::new(), false).unwrap();
+    let manifest = cache.dir.join("manifest.json");
+    let recorded = cache.manifest.pooled.sha256.clone();
+    let first = if recorded.starts_with('0') { "1" } else { "0" };
+    let changed = format!("{first}{}", &recorded[1..]);
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, text.replace(&recorded, &changed)).unwrap();
+    let reopened = Cache::open(root.path(), &spec).unwrap().unwrap();
+    let error = reopened.verify().unwrap_err().to_string();
+    assert!(error.contains(&manifest.display().to_string()), "{error}");
+    assert!(error.contains("pooled.safetensors"), "{error}");
 }
 
 #[test]

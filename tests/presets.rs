@@ -10,7 +10,7 @@ use drift::slices::{Regime, Scheme, Stratify, Timestamp};
 use drift::train::{Loss, Optimizer};
 
 /// A preset that sets every section and most optional fields.
-const VALID: &str = r#"# A small preset that uses every section.
+pub const VALID: &str = r#"# A small preset that uses every section.
 schema = 1
 name = "tiny-portraits"
 description = "Three CNNs on synthetic portraits"

@@ -9,6 +9,7 @@ mod presets;
 mod run;
 mod saliency;
 mod score;
+pub use score::score_file;
 mod study;
 mod summarize;
 #[cfg(feature = "paper")]

@@ -296,8 +296,9 @@ impl Cache {
             return Err(damaged(
                 &path,
                 format!(
-                    "SHA-256 {got} is not the {} its manifest records",
-                    entry.sha256
+                    "SHA-256 {got} is not the {} that {} records (one of the two is damaged)",
+                    entry.sha256,
+                    self.dir.join(MANIFEST).display()
                 ),
             ));
         }

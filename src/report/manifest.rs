@@ -442,6 +442,14 @@ pub enum Kind {
     },
     /// ([`strays`]) A file in an output folder that the manifest does not list.
     Stray,
+    /// ([`check_input_files`]) An input file (`path` is the input) whose bytes are not the
+    /// ones `inputs.json` records, or (`actual` is `None`) that is gone.
+    InputModified {
+        /// SHA-256 of the file on disk, if there is one.
+        actual: Option<String>,
+        /// SHA-256 in `inputs.json`.
+        recorded: String,
+    },
 }
 
 /// Why a built output's bytes changed.
@@ -520,6 +528,17 @@ impl fmt::Display for Difference {
                 f,
                 "{path}: in an output folder but not in the manifest (every output must be listed in {SUMS})"
             ),
+            Kind::InputModified {
+                actual: Some(actual),
+                recorded,
+            } => write!(
+                f,
+                "{path}: input modified: {}",
+                mismatch(actual, recorded, INPUTS)
+            ),
+            Kind::InputModified { actual: None, .. } => {
+                write!(f, "{path}: an input recorded in {INPUTS}, missing on disk")
+            }
         }
     }
 }
@@ -604,6 +623,40 @@ pub fn check(root: &Path, committed: &Manifest, dirs: &[&str]) -> Result<Vec<Dif
     }
     out.extend(strays(root, dirs, committed)?);
     out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+/// The input files the manifest records (every one but `src`, the code, which only a
+/// build compares) whose bytes on disk are not the recorded ones, sorted: [`check`] reads
+/// only outputs, so without this a damaged result file (`timing.json` is not in its run's
+/// `SHA256SUMS`) would pass `build-report --check`.
+pub fn check_input_files(root: &Path, committed: &Manifest) -> Result<Vec<Difference>> {
+    let mut recorded: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for entry in committed.outputs.values() {
+        for (path, sha) in &entry.inputs {
+            if path != "src" {
+                recorded.entry(path).or_default().insert(sha);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (path, hashes) in recorded {
+        let file = root.join(path);
+        let actual = match std::fs::read(&file) {
+            Ok(bytes) => Some(sha256_hex(&bytes)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(Error::io(file, e)),
+        };
+        if let Some(recorded) = hashes.iter().find(|h| actual.as_deref() != Some(**h)) {
+            out.push(Difference {
+                path: path.to_string(),
+                kind: Kind::InputModified {
+                    actual,
+                    recorded: recorded.to_string(),
+                },
+            });
+        }
+    }
     Ok(out)
 }
 

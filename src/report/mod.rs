@@ -49,7 +49,8 @@ pub struct Args {
     /// Rewrite the manifest from this build instead of verifying against it.
     #[arg(long, conflicts_with = "check")]
     pub update: bool,
-    /// Only re-hash the outputs on disk against the manifest; build nothing.
+    /// Only re-hash the outputs on disk, and the input files they were made from, against
+    /// the manifest; build nothing.
     #[arg(long)]
     pub check: bool,
     /// Render every output, even those whose inputs are unchanged.
@@ -93,7 +94,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.check {
         stage("checking outputs on disk against checksums/");
         let committed = Manifest::read(root)?;
-        let differences = manifest::check(root, &committed, &build::OUTPUT_DIRS)?;
+        let mut differences = manifest::check(root, &committed, &build::OUTPUT_DIRS)?;
+        differences.extend(manifest::check_input_files(root, &committed)?);
         return Ok(report_differences(&differences, committed.len()));
     }
     let committed = match Manifest::read(root) {

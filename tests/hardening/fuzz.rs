@@ -1,0 +1,414 @@
+//! Every parser of a file a user hands drift, fuzzed with proptest: no input makes one
+//! panic, and every error names the file. The generators know the formats: most cases
+//! are a valid document (a committed run folder, a preset of the test suite, a Wild-Time
+//! pickle...) with a few edits (a byte replaced, a span deleted or repeated, a line
+//! dropped, a token swapped for a hostile one: NaN, 1e309, 2^64, `../`, NUL, a long
+//! name), the rest arbitrary bytes.
+//!
+//! Cases per parser: `PROPTEST_CASES` (64 when unset: the bounded form the test command
+//! runs); `scripts/harden` runs 100,000. The seed is fixed (`PROPTEST_RNG_SEED`
+//! overrides it), so a failure reproduces.
+
+use std::fmt::Debug;
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
+
+/// Tokens that break parsers: numbers out of range or not finite, paths out of the tree,
+/// control characters, quotes and separators, a long name.
+const HOSTILE: &[&str] = &[
+    "",
+    "-1",
+    "0",
+    "-0",
+    "1e309",
+    "NaN",
+    "inf",
+    "-inf",
+    "18446744073709551616",
+    "9223372036854775807",
+    "0.0000000000000000000000000001",
+    "../../etc/passwd",
+    "/etc/passwd",
+    "..",
+    "\0",
+    "\u{feff}",
+    "\u{202e}",
+    "\"",
+    "'",
+    ",",
+    "\n",
+    "\r\n",
+    "[[",
+    "{",
+    "}",
+    "]",
+    "=",
+    "é",
+    "\u{7f}",
+];
+
+/// One edit of a valid document; positions are taken modulo its length.
+#[derive(Clone, Debug)]
+enum Edit {
+    Byte(usize, u8),
+    Delete(usize, usize),
+    Repeat(usize, usize),
+    DropLine(usize),
+    Token(usize, usize),
+    Long(usize),
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        (any::<usize>(), any::<u8>()).prop_map(|(at, b)| Edit::Byte(at, b)),
+        (any::<usize>(), 1..64usize).prop_map(|(at, n)| Edit::Delete(at, n)),
+        (any::<usize>(), 1..64usize).prop_map(|(at, n)| Edit::Repeat(at, n)),
+        any::<usize>().prop_map(Edit::DropLine),
+        (any::<usize>(), 0..HOSTILE.len()).prop_map(|(at, t)| Edit::Token(at, t)),
+        any::<usize>().prop_map(Edit::Long),
+    ]
+}
+
+/// The spans of `doc` that are tokens: runs of letters, digits and `.-+_`.
+fn tokens(doc: &[u8]) -> Vec<(usize, usize)> {
+    let is_token = |b: u8| b.is_ascii_alphanumeric() || b".-+_".contains(&b);
+    let mut spans = Vec::new();
+    let mut start = None;
+    for (i, &b) in doc.iter().chain(std::iter::once(&b' ')).enumerate() {
+        match (is_token(b), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                spans.push((s, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    spans
+}
+
+fn apply(mut doc: Vec<u8>, edits: &[Edit]) -> Vec<u8> {
+    for e in edits {
+        let n = doc.len().max(1);
+        match *e {
+            Edit::Byte(at, b) if !doc.is_empty() => doc[at % n] = b,
+            Edit::Delete(at, len) => {
+                let at = at % n;
+                let end = (at + len).min(doc.len());
+                doc.drain(at.min(end)..end);
+            }
+            Edit::Repeat(at, len) => {
+                let at = at % n;
+                let end = (at + len).min(doc.len());
+                let span = doc[at.min(end)..end].to_vec();
+                doc.splice(at.min(end)..at.min(end), span);
+            }
+            Edit::DropLine(k) => {
+                let lines: Vec<&[u8]> = doc.split(|&b| b == b'\n').collect();
+                let k = k % lines.len();
+                doc = lines
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, _)| i != k)
+                    .map(|(_, l)| l.to_vec())
+                    .collect::<Vec<_>>()
+                    .join(&b'\n');
+            }
+            Edit::Token(k, _) | Edit::Long(k) if !tokens(&doc).is_empty() => {
+                let spans = tokens(&doc);
+                let (s, end) = spans[k % spans.len()];
+                let with = match *e {
+                    Edit::Token(_, t) => HOSTILE[t].as_bytes().to_vec(),
+                    _ => vec![b'a'; 5000],
+                };
+                doc.splice(s..end, with);
+            }
+            _ => {}
+        }
+    }
+    doc
+}
+
+/// Mostly `valid` with up to six edits; now and then arbitrary bytes.
+fn document(valid: Vec<u8>) -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        9 => prop::collection::vec(edit(), 1..6).prop_map(move |edits| apply(valid.clone(), &edits)),
+        1 => prop::collection::vec(any::<u8>(), 0..600),
+    ]
+}
+
+/// The runner: `PROPTEST_CASES` cases (64 when unset), seed 20 unless
+/// `PROPTEST_RNG_SEED` says otherwise, no failure files.
+fn fuzz<T: Debug>(
+    parser: &str,
+    strategy: impl Strategy<Value = T>,
+    test: impl Fn(T) -> Result<(), TestCaseError>,
+) {
+    let mut config = Config::default();
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        config.cases = 64;
+    }
+    if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
+        config.rng_seed = RngSeed::Fixed(20);
+    }
+    config.failure_persistence = None;
+    let cases = config.cases;
+    let mut runner = TestRunner::new(config);
+    if let Err(e) = runner.run(&strategy, test) {
+        panic!("{parser}: {e}");
+    }
+    eprintln!("fuzz {parser}: {cases} cases, no panic, every error named the input");
+}
+
+/// An error, if any, names `path` (its file name: errors may print it relative or whole).
+fn names<T>(result: drift::Result<T>, path: &Path) -> Result<(), TestCaseError> {
+    if let Err(e) = result {
+        let name = path.file_name().unwrap().to_string_lossy();
+        let message = e.to_string();
+        prop_assert!(
+            message.contains(&*name),
+            "the error does not name {name}: {message}"
+        );
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `dir/name` and returns the path.
+fn put(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+fn repo(path: &str) -> Vec<u8> {
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap()
+}
+
+#[test]
+fn presets() {
+    let dir = tempfile::tempdir().unwrap();
+    let valid = [
+        crate::presets::VALID.as_bytes().to_vec(),
+        repo("presets/paper/ht-tokens.toml"),
+    ];
+    let strategy = prop_oneof![document(valid[0].clone()), document(valid[1].clone())];
+    fuzz("presets", strategy, |doc| {
+        let path = put(dir.path(), "fuzzed-preset.toml", &doc);
+        names(drift::preset::Preset::load(&path), &path)
+    });
+}
+
+#[test]
+fn studies_and_claims() {
+    let dir = tempfile::tempdir().unwrap();
+    let strategy = prop_oneof![
+        document(repo("report/studies.toml")).prop_map(|d| (true, d)),
+        document(repo("report/claims.toml")).prop_map(|d| (false, d)),
+    ];
+    fuzz(
+        "studies.toml and claims.toml",
+        strategy,
+        |(studies, doc)| {
+            if studies {
+                let path = put(dir.path(), "fuzzed-studies.toml", &doc);
+                names(drift::report::study::read_specs(&path), &path)
+            } else {
+                let path = put(dir.path(), "fuzzed-claims.toml", &doc);
+                names(drift::report::claims::read(&path), &path)
+            }
+        },
+    );
+}
+
+#[test]
+fn matrix_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let valid = repo("results/emoji/cnn_s/seed-0/matrix.csv");
+    fuzz("matrix CSV", document(valid), |doc| {
+        let path = put(dir.path(), "fuzzed-matrix.csv", &doc);
+        names(
+            drift::matrix::read_long_csv(&path, drift::Metric::BalancedAccuracy),
+            &path,
+        )
+    });
+}
+
+/// A committed run folder with one of its files fuzzed and `SHA256SUMS` rewritten to
+/// match, so that the file's parser (not only the checksum) meets the bytes; or
+/// `SHA256SUMS` itself fuzzed.
+#[test]
+fn run_folders() {
+    const RUN: &str = "results/emoji/cnn_s/seed-0";
+    const FILES: [&str; 6] = [
+        "run.json",
+        "matrix.json",
+        "matrix.csv",
+        "health.json",
+        "timing.json",
+        "SHA256SUMS",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("results/emoji/cnn_s/seed-0");
+    std::fs::create_dir_all(&run).unwrap();
+    let originals: Vec<Vec<u8>> = FILES.iter().map(|f| repo(&format!("{RUN}/{f}"))).collect();
+    let strategy = (0..FILES.len())
+        .prop_flat_map(move |k| document(originals[k].clone()).prop_map(move |doc| (k, doc)));
+    fuzz("run folders", strategy, |(k, doc)| {
+        for (f, name) in FILES.iter().enumerate() {
+            let bytes = if f == k {
+                doc.clone()
+            } else {
+                repo(&format!("{RUN}/{name}"))
+            };
+            put(&run, name, &bytes);
+        }
+        if FILES[k] != "SHA256SUMS" {
+            let mut sums = drift::checksum::Sums::new();
+            for name in &FILES[..5] {
+                sums.add(name.to_string(), &std::fs::read(run.join(name)).unwrap());
+            }
+            put(&run, "SHA256SUMS", sums.to_text().as_bytes());
+        }
+        let result = drift::artifacts::load_run(&run);
+        if let Err(e) = &result {
+            let message = e.to_string();
+            prop_assert!(
+                message.contains("seed-0"),
+                "the error does not name the run folder or a file in it: {message}"
+            );
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn checksums_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    // The committed manifest cut to its first outputs, so that a case stays small.
+    let full =
+        drift::report::manifest::Manifest::read(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let keep: Vec<String> = full
+        .sums_text()
+        .lines()
+        .take(6)
+        .map(|l| l[66..].to_string())
+        .collect();
+    let small = full.filtered(|p| keep.iter().any(|k| k == p));
+    let strategy = prop_oneof![
+        document(small.sums_text().into_bytes()).prop_map(|d| (true, d)),
+        document(small.inputs_text().into_bytes()).prop_map(|d| (false, d)),
+    ];
+    std::fs::create_dir_all(dir.path().join("checksums")).unwrap();
+    fuzz(
+        "checksums/ (SHA256SUMS, inputs.json)",
+        strategy,
+        |(sums, doc)| {
+            let (fuzzed, other) = if sums {
+                ("SHA256SUMS", small.inputs_text().into_bytes())
+            } else {
+                ("inputs.json", small.sums_text().into_bytes())
+            };
+            let other_name = if sums { "inputs.json" } else { "SHA256SUMS" };
+            let path = put(&dir.path().join("checksums"), fuzzed, &doc);
+            put(&dir.path().join("checksums"), other_name, &other);
+            let result = drift::report::manifest::Manifest::read(dir.path());
+            if let Err(e) = &result {
+                let message = e.to_string();
+                prop_assert!(
+                    message.contains(fuzzed) || message.contains(other_name),
+                    "the error names neither file of {}: {message}",
+                    path.display()
+                );
+            }
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn prediction_csvs() {
+    let dir = tempfile::tempdir().unwrap();
+    let strategy = prop_oneof![
+        document(b"label,score\n0,0\n1,1\n1,0\n2,2\n".to_vec()).prop_map(|d| (0, d)),
+        document(b"label,score\n0.5,0.25\n1.5,2\n-3,1e3\n".to_vec()).prop_map(|d| (1, d)),
+        document(b"label,score\n0,0.1\n1,0.9\n1,0.4\n0,0.35\n".to_vec()).prop_map(|d| (2, d)),
+        document(
+            b"label_0,score_0,label_1,score_1\n0,0.2,1,0.7\n1,0.9,0,0.1\n1,0.6,1,0.8\n".to_vec()
+        )
+        .prop_map(|d| (2, d)),
+    ];
+    let metrics = [
+        drift::Metric::BalancedAccuracy,
+        drift::Metric::Mse,
+        drift::Metric::MacroAuc,
+    ];
+    fuzz("prediction CSVs", strategy, |(m, doc)| {
+        let path = put(dir.path(), "fuzzed-predictions.csv", &doc);
+        names(drift::cli::score_file(&path, metrics[m]), &path)
+    });
+}
+
+/// The real formats of `drift::data::formats`, read as `data::load` reads a path.
+fn load_format(path: &Path, format: Option<&str>) -> drift::Result<drift::data::Dataset> {
+    let mut options = drift::data::DataOptions::new();
+    if let Some(f) = format {
+        options.insert("format".into(), f.into());
+    }
+    drift::data::load(
+        &drift::data::DataSpec::Path(path.to_path_buf()),
+        &options,
+        Path::new("/"),
+    )
+}
+
+#[test]
+fn yearbook_pickles() {
+    let dir = tempfile::tempdir().unwrap();
+    let valid = crate::formats::unhex(crate::formats::WILD_TIME_PICKLE);
+    fuzz("Yearbook pickle", document(valid), |doc| {
+        let path = put(dir.path(), "fuzzed-yearbook.pkl", &doc);
+        names(load_format(&path, None), &path)
+    });
+}
+
+#[test]
+fn amazon_and_arxiv_json_lines() {
+    use crate::formats::{amazon_line, arxiv_line, ms};
+    let dir = tempfile::tempdir().unwrap();
+    let amazon = [
+        amazon_line("5.0", r#""Great""#, ms(2014, 1, 1) + 999),
+        amazon_line("2.5", r#""half star""#, ms(2015, 3, 1)),
+        amazon_line("1", r#""Bad\nreally""#, ms(2023, 12, 31)),
+    ]
+    .join("\n");
+    let arxiv = [
+        arxiv_line("1", "cs.CV", "Mon, 2 Apr 2007 19:18:42 GMT", "T", "A"),
+        arxiv_line(
+            "2",
+            "cs.LG stat.ML",
+            "Tue, 3 Apr 2012 10:00:00 GMT",
+            "U",
+            "B",
+        ),
+    ]
+    .join("\n");
+    let strategy = prop_oneof![
+        document(amazon.into_bytes()).prop_map(|d| (true, d)),
+        document(arxiv.into_bytes()).prop_map(|d| (false, d)),
+    ];
+    fuzz(
+        "Amazon and arXiv JSON lines",
+        strategy,
+        |(is_amazon, doc)| {
+            let (name, format) = if is_amazon {
+                ("fuzzed-amazon.jsonl", "amazon-reviews")
+            } else {
+                ("fuzzed-arxiv.jsonl", "arxiv")
+            };
+            let path = put(dir.path(), name, &doc);
+            names(load_format(&path, Some(format)), &path)
+        },
+    );
+}
