@@ -660,6 +660,15 @@ pub fn find_runs(root: &Path) -> Result<Vec<PathBuf>> {
             let path = e.path().unwrap_or(root).to_path_buf();
             Error::io(path, e.into())
         })?;
+        // Not followed by the walk, so a run behind one would silently be missing.
+        if entry.path_is_symlink() && entry.depth() > 0 {
+            return Err(Error::Artifact {
+                path: entry.path().to_path_buf(),
+                message: "a symbolic link among the run folders (refused: every run must \
+                          lie in the artifact folder itself)"
+                    .into(),
+            });
+        }
         if entry.file_type().is_file() && entry.file_name() == SUMS {
             dirs.push(entry.path().parent().unwrap_or(root).to_path_buf());
         }

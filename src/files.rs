@@ -25,6 +25,40 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     })
 }
 
+/// Refuses `path` when it names a place under `root` but resolves, through a symbolic
+/// link, outside it: whatever is read there (or written) would come from elsewhere,
+/// unseen by the tree's checks. A path that does not exist yet is judged by its nearest
+/// existing ancestor.
+pub fn inside(root: &Path, path: &Path) -> Result<()> {
+    let resolve = |p: &Path| -> Result<std::path::PathBuf> {
+        let mut existing = p;
+        loop {
+            match existing.canonicalize() {
+                Ok(c) => return Ok(c),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    existing = match existing.parent() {
+                        Some(parent) if !parent.as_os_str().is_empty() => parent,
+                        _ => Path::new("."),
+                    };
+                }
+                Err(e) => return Err(Error::io(existing, e)),
+            }
+        }
+    };
+    let (root_real, real) = (resolve(root)?, resolve(path)?);
+    if real.starts_with(&root_real) {
+        Ok(())
+    } else {
+        Err(Error::Invalid(format!(
+            "{}: resolves to {}, outside {} (a symbolic link out of the tree); refusing to \
+             read or write there",
+            path.display(),
+            real.display(),
+            root_real.display()
+        )))
+    }
+}
+
 /// Whether `name` is one of [`write_atomic`]'s temporary files: `.<name>.tmp-<pid>`.
 pub fn is_temporary(name: &str) -> bool {
     name.starts_with('.')

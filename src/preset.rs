@@ -268,14 +268,18 @@ fn number(v: &toml::Value) -> Option<f64> {
     v.as_float().or_else(|| v.as_integer().map(|i| i as f64))
 }
 
+/// The longest name: a folder name is at most 255 bytes on common file systems, and a
+/// name is joined with others in file names (`<cutoff>-on-<slice>.json`, figure names).
+pub const MAX_NAME: usize = 100;
+
 /// A name used as a folder or registry key: lower-case letters, digits, `_` and `-`,
-/// starting with a letter or digit.
+/// starting with a letter or digit, at most [`MAX_NAME`] bytes.
 fn identifier(v: &toml::Value) -> Option<String> {
     let s = v.as_str()?;
-    let ok = s
-        .bytes()
-        .next()
-        .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    let ok = s.len() <= MAX_NAME
+        && s.bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
         && s.bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
     ok.then(|| s.to_string())
@@ -287,7 +291,7 @@ impl<'de> Deserialize<'de> for Identifier {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         expect(
             d,
-            "a name of lower-case letters, digits, '_' and '-'",
+            "a name of at most 100 lower-case letters, digits, '_' and '-'",
             identifier,
         )
         .map(Identifier)

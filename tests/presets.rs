@@ -317,7 +317,7 @@ fn unknown_names() {
             "name = \"tiny-portraits\"",
             "name = \"Tiny Portraits\""
         )),
-        "name: expected a name of lower-case letters, digits, '_' and '-', got \"Tiny Portraits\""
+        "name: expected a name of at most 100 lower-case letters, digits, '_' and '-', got \"Tiny Portraits\""
     );
 }
 

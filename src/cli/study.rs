@@ -90,6 +90,11 @@ pub struct Args {
 
 /// Runs `drift study`.
 pub fn run(args: Args) -> Result<ExitCode> {
+    // A relative results folder belongs to this tree; a symbolic link must not take the
+    // runs elsewhere (an absolute --out is the user's explicit choice).
+    if args.out.is_relative() {
+        crate::files::inside(std::path::Path::new("."), &args.out)?;
+    }
     let setup = Setup {
         report: cfg!(feature = "paper")
             && !args.no_report

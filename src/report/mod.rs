@@ -91,6 +91,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             ))),
         };
     }
+    // Nothing is read from or written to outside the tree through a symbolic link.
+    for dir in [build::RESULTS, manifest::DIR]
+        .into_iter()
+        .chain(build::OUTPUT_DIRS)
+    {
+        crate::files::inside(root, &root.join(dir))?;
+    }
     if args.check {
         stage("checking outputs on disk against checksums/");
         let committed = Manifest::read(root)?;

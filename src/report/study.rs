@@ -149,9 +149,11 @@ impl Design {
 }
 
 /// Whether `name` is a name the report's files accept for a study or a claim: non-empty,
-/// lower-case letters, digits and `-` (it becomes part of file names and labels).
+/// lower-case letters, digits and `-`, at most [`crate::preset::MAX_NAME`] bytes (it becomes
+/// part of file names and labels).
 pub fn is_name(name: &str) -> bool {
     !name.is_empty()
+        && name.len() <= crate::preset::MAX_NAME
         && name
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')

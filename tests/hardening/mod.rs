@@ -5,4 +5,5 @@
 #[cfg(feature = "paper")]
 mod damage;
 mod fuzz;
+mod hostile;
 mod pipes;
