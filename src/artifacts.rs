@@ -676,6 +676,26 @@ pub fn find_runs(root: &Path) -> Result<Vec<PathBuf>> {
     Ok(dirs)
 }
 
+/// Shared locks on every run folder under `root` that has a `.lock` (the one a writing
+/// `drift run` holds exclusively): while the returned files live, no run writes there.
+/// Fails, naming the folder, when a run is writing one now: a reader must see finished
+/// runs only, never a folder half rewritten.
+pub fn hold_runs(root: &Path) -> Result<Vec<std::fs::File>> {
+    let mut held = Vec::new();
+    for dir in find_runs(root)? {
+        let path = dir.join(".lock");
+        held.extend(crate::files::lock_shared(&path, || {
+            format!(
+                "{}: a drift process is writing this run folder now (it holds {}); run again \
+                 when it is done",
+                dir.display(),
+                path.display()
+            )
+        })?);
+    }
+    Ok(held)
+}
+
 /// What [`import_run`] did with one run folder.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Imported {

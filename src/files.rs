@@ -25,6 +25,38 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     })
 }
 
+/// Takes an exclusive OS lock on `path` (created if missing), or fails with `busy` when
+/// another process holds it. The lock goes with the returned file (dropped, or the
+/// process ending, even by a kill), so no stale lock can block a later run.
+pub fn lock_exclusive(path: &Path, busy: impl FnOnce() -> String) -> Result<std::fs::File> {
+    let file = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::Invalid(busy())),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(path, e)),
+    }
+}
+
+/// Takes a shared OS lock on the lock file `path` when there is one (readers share it; a
+/// writer holding it exclusively makes this fail with `busy`). No file, no writer: `None`.
+pub fn lock_shared(path: &Path, busy: impl FnOnce() -> String) -> Result<Option<std::fs::File>> {
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    match file.try_lock_shared() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::Invalid(busy())),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(path, e)),
+    }
+}
+
 /// Refuses `path` when it names a place under `root` but resolves, through a symbolic
 /// link, outside it: whatever is read there (or written) would come from elsewhere,
 /// unseen by the tree's checks. A path that does not exist yet is judged by its nearest

@@ -487,21 +487,13 @@ impl SeedRun<'_> {
 /// Takes the run folder's lock, or says who holds it.
 fn lock(dir: &Path) -> Result<File> {
     let path = dir.join(".lock");
-    let file = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io(&path, e))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(Error::Invalid(format!(
+    crate::files::lock_exclusive(&path, || {
+        format!(
             "{}: another drift process is writing this run folder (it holds {})",
             dir.display(),
             path.display()
-        ))),
-        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(&path, e)),
-    }
+        )
+    })
 }
 
 /// Reads a cutoff record, checking it belongs to `id` and its checkpoint is intact.

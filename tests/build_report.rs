@@ -27,7 +27,7 @@ quantities = [
 "#;
 
 /// Two models, two seeds, four slices of one study.
-fn study(root: &Path) {
+pub(crate) fn study(root: &Path) {
     fs::create_dir_all(root.join("report")).unwrap();
     fs::create_dir_all(root.join("presets")).unwrap();
     fs::write(root.join("presets/tiny.toml"), TINY_PRESET).unwrap();

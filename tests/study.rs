@@ -17,7 +17,7 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// A folder holding `presets/` (the smoke presets, and any written by the test) and
 /// `studies.toml`, the working folder of every `drift study` of a test.
-fn study_folder(presets: &[&str]) -> tempfile::TempDir {
+pub(crate) fn study_folder(presets: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     fs::create_dir(dir.path().join("presets")).unwrap();
     for name in ["smoke-single", "smoke-finetune"] {
@@ -64,7 +64,7 @@ fn study_ok(dir: &Path, args: &[&str]) -> String {
 
 /// The smoke study run locally, one item at a time, uninterrupted: what every other run
 /// of it must equal byte for byte.
-fn reference() -> &'static Path {
+pub(crate) fn reference() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = study_folder(&["smoke-single", "smoke-finetune"]);

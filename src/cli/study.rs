@@ -122,6 +122,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let selected = plan.selected(args.rerun)?;
+    let _lock = study::lock(&args.out)?;
     let drift = std::env::current_exe().map_err(|e| Error::io(std::path::Path::new("drift"), e))?;
     match args.executor {
         Executor::Local => {

@@ -31,6 +31,7 @@ use std::path::PathBuf;
 #[cfg(feature = "paper")]
 use std::process::ExitCode;
 
+#[cfg(feature = "paper")]
 use crate::Result;
 #[cfg(feature = "paper")]
 use crate::output::{errln, out};
@@ -117,6 +118,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         manifest::check(root, &committed, &build::OUTPUT_DIRS)?
     };
     stage("loading studies");
+    // No run may rewrite its folder while the build reads it (released at the end).
+    let _runs = crate::artifacts::hold_runs(&root.join(build::RESULTS))?;
     let specs = study::read_specs(&root.join(build::STUDIES))?;
     let studies = study::load(root, build::RESULTS, &specs)?;
     stage("checking the findings' claims");

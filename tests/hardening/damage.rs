@@ -16,22 +16,7 @@ use std::path::{Path, PathBuf};
 use drift::encoders::cache::{self, Cache, CacheSpec};
 use drift::report::manifest::{self, Manifest};
 
-/// A seeded stream of numbers: all this needs, so no RNG crate (splitmix64).
-struct Stream(u64);
-
-impl Stream {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use super::Stream;
 
 /// What is done to one file.
 #[derive(Clone, Debug)]
@@ -272,7 +257,7 @@ fn kinds(s: &Scratch) -> Vec<Kind> {
 
 #[test]
 fn every_damaged_file_is_detected_and_named() {
-    let full = std::env::var("DRIFT_HARDEN").is_ok_and(|v| v == "full");
+    let full = super::full();
     let s = scratch();
     let root = s.dir.path();
     let kinds = kinds(&s);

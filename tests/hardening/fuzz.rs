@@ -412,3 +412,70 @@ fn amazon_and_arxiv_json_lines() {
         },
     );
 }
+
+/// A WordPiece `tokenizer.json` in the Hugging Face format (the MiniLM package's kind),
+/// small enough to parse 100,000 times.
+const TOKENIZER: &str = r###"{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],"normalizer":{"type":"BertNormalizer","clean_text":true,"handle_chinese_chars":true,"strip_accents":null,"lowercase":true},"pre_tokenizer":{"type":"BertPreTokenizer"},"post_processor":null,"decoder":null,"model":{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##","max_input_chars_per_word":100,"vocab":{"[PAD]":0,"[UNK]":1,"the":2,"drift":3,"##s":4,"model":5}}}"###;
+
+/// `tokenizer.json` files, fuzzed, and the `data.options.tokenizer` paths that name them
+/// (the file, hostile tokens, paths out of the preset's folder, a long name): every error
+/// names the option or the file it resolved to.
+#[test]
+fn tokenizer_json_and_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "a".repeat(5000);
+    let mut paths: Vec<&str> = vec![
+        "tokenizer.json",
+        "./tokenizer.json",
+        "../tokenizer.json",
+        "missing.json",
+        &long,
+    ];
+    paths.extend(HOSTILE);
+    let n = paths.len();
+    let strategy = (document(TOKENIZER.as_bytes().to_vec()), 0..n);
+    fuzz("tokenizer.json and its path", strategy, |(doc, p)| {
+        put(dir.path(), "tokenizer.json", &doc);
+        let mut values = drift::data::DataOptions::new();
+        values.insert("text".into(), "tokenizer".into());
+        values.insert("tokenizer".into(), paths[p].into());
+        let opts = drift::data::Options::new("texts", &values);
+        if let Err(e) = drift::text::TextInput::from_options(&opts, dir.path()) {
+            let message = e.to_string();
+            let resolved = dir.path().join(paths[p]);
+            prop_assert!(
+                message.contains("data.options.tokenizer")
+                    || message.contains(&*resolved.to_string_lossy()),
+                "the error names neither the option nor the file: {message}"
+            );
+        }
+        Ok(())
+    });
+}
+
+/// Checkpoints (safetensors: a JSON header with drift's metadata, then the tensors): a
+/// valid one of a small model, fuzzed, loaded as `drift run` and `drift score` load one.
+#[cfg(feature = "torch")]
+#[test]
+fn checkpoints() {
+    use drift::train::checkpoint::{self, CheckpointId};
+    let dir = tempfile::tempdir().unwrap();
+    let vs = tch::nn::VarStore::new(tch::Device::Cpu);
+    let _layer = tch::nn::linear(vs.root() / "fc", 3, 2, Default::default());
+    let id = CheckpointId::new(
+        &"a".repeat(64),
+        &"b".repeat(64),
+        "linear",
+        0,
+        "2001",
+        "cpu",
+        1,
+    );
+    let valid = dir.path().join("valid.safetensors");
+    checkpoint::save(&vs, &id, 0.25, &valid).unwrap();
+    let valid = std::fs::read(&valid).unwrap();
+    fuzz("checkpoints (safetensors)", document(valid), |doc| {
+        let path = put(dir.path(), "fuzzed-2001.safetensors", &doc);
+        names(checkpoint::load(&vs, &id, &path), &path)
+    });
+}

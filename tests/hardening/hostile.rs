@@ -5,7 +5,6 @@
 //! `paper::files_outside_the_root_are_refused`.)
 
 use std::os::unix::fs::symlink;
-use std::path::Path;
 
 use drift::preset::Preset;
 
@@ -124,8 +123,40 @@ fn a_results_folder_that_is_a_symlink_out_of_the_tree_is_refused() {
         let err = crate::support::stderr(&o);
         let expected = expected.replace(
             "error: results",
-            &format!("error: {}", Path::new("./results").display()),
+            &format!("error: {}", std::path::Path::new("./results").display()),
         );
         assert!(!o.status.success() && err.starts_with(&expected), "{err}");
     }
+}
+
+/// Slice labels name files (`checkpoints/<cutoff>.safetensors`,
+/// `saliency/<cutoff>-on-<slice>.json`): `drift saliency` takes them from its user, and
+/// refuses any that is not a slice of the run before a path is made of it.
+#[cfg(feature = "torch")]
+#[test]
+fn hostile_slice_labels_are_refused_before_a_path_is_made_of_them() {
+    let reference = crate::study::reference();
+    let run = reference.join("results/smoke-single/mlp_s/seed-0");
+    let before = super::files(&run, &["."]);
+    let long = "9".repeat(5000);
+    for label in ["../../x", "/etc/passwd", "2001/../2002", "..", "", &long] {
+        for (cutoff, slice) in [(label, "2005"), ("2001", label)] {
+            let o = crate::support::drift()
+                .current_dir(reference)
+                .arg("saliency")
+                .arg(&run)
+                .args(["--cutoff", cutoff, "--slice", slice])
+                .output()
+                .unwrap();
+            let err = crate::support::stderr(&o);
+            assert!(
+                !o.status.success() && err.contains("no slice") && err.contains("2000, 2001"),
+                "--cutoff {cutoff:?} --slice {slice:?}: {err}"
+            );
+        }
+    }
+    assert!(
+        super::files(&run, &["."]) == before,
+        "something was written"
+    );
 }
