@@ -132,10 +132,11 @@ pub fn study_page(studies: &[Study], at: usize, tables: &[String]) -> String {
             html_escape(&m.model)
         ));
         body.push_str(&format!(
-            "<figure>{}<figcaption>Seed mean ({} seeds); colour from {} (purple) to {} \
+            "<figure>{}<figcaption>Seed mean ({} seed{}); colour from {} (purple) to {} \
              (yellow), one scale for the page's trained models.</figcaption></figure>\n",
             matrix_svg(&a.slices, m, runs, metric, Kind::Raw(raw_range)),
             m.seeds.len(),
+            if m.seeds.len() == 1 { "" } else { "s" },
             shown(raw_range.0),
             shown(raw_range.1)
         ));
