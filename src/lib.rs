@@ -3,7 +3,8 @@
 //! The crate follows the flow of a temporal-drift study, one module per stage; a stage
 //! imports only the stages before it.
 //!
-//! 0. Foundations every stage may use: [`files`] (atomic writes), [`checksum`] (SHA-256,
+//! 0. Foundations every stage may use: `output` (printing that ends quietly on a closed
+//!    pipe), [`files`] (atomic writes, locks), [`checksum`] (SHA-256,
 //!    `SHA256SUMS` listings), [`format`](mod@format) (how numbers are written),
 //!    [`packages`] (pinned registry packages of corpora and encoder weights, fetched
 //!    once), `device` (CPU or GPU and the libtorch thread count, with the `torch`

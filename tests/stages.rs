@@ -8,6 +8,7 @@ use std::path::Path;
 /// The top-level modules of `src/`, each stage after the ones it may import.
 const ORDER: &[&str] = &[
     "error",
+    "output",
     "files",
     "checksum",
     "format",

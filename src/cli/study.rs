@@ -122,7 +122,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let selected = plan.selected(args.rerun)?;
-    let _lock = study::lock(&args.out)?;
+    // A dry run writes nothing, not even the lock.
+    let _lock = (!args.dry_run)
+        .then(|| study::lock(&args.out))
+        .transpose()?;
     let drift = std::env::current_exe().map_err(|e| Error::io(std::path::Path::new("drift"), e))?;
     match args.executor {
         Executor::Local => {

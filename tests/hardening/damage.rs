@@ -4,8 +4,11 @@
 //! and manifests; the paper's figures, tables, gallery, proof files and PDF; `checksums/`),
 //! each must make the loader of its kind (or `build-report --check`, which also re-hashes the
 //! input files the manifest records) fail with a message
-//! naming the file. Checkpoints are covered by their run folder's `SHA256SUMS` and, with
-//! the `torch` feature, by the run tests.
+//! naming the file. With the `torch` feature, checkpoints and their cutoff records (local
+//! training state, not committed) too: a damaged one must make `drift run` refuse to
+//! resume or reassemble the run, naming it. (A cutoff's `<cutoff>.timing.json` holds wall
+//! times only, never checked; the run's `timing.json` made from them is pinned by the
+//! manifest.)
 //!
 //! The bounded form (the test command) damages each kind 12 times; `DRIFT_HARDEN=full`
 //! (`scripts/harden`) does 1000 byte changes, 100 truncations and 100 appends in all.
@@ -99,7 +102,31 @@ fn scratch() -> Scratch {
         false,
     )
     .unwrap();
+    // A local run with its checkpoints (the committed runs have none).
+    #[cfg(feature = "torch")]
+    {
+        let o = local_run(dir.path()).output().unwrap();
+        assert!(o.status.success(), "{}", crate::support::stderr(&o));
+    }
     Scratch { dir, spec }
+}
+
+/// `drift run` of the smoke preset into `<root>/local`: trains it the first time, then
+/// checks every checkpoint and record and reassembles the run.
+#[cfg(feature = "torch")]
+fn local_run(root: &Path) -> std::process::Command {
+    let mut c = crate::support::drift();
+    c.env("OMP_WAIT_POLICY", "passive")
+        .args([
+            "run",
+            "presets/smoke-single.toml",
+            "--device",
+            "cpu",
+            "-q",
+            "--out",
+        ])
+        .arg(root.join("local"));
+    c
 }
 
 fn relative(root: &Path, files: Vec<PathBuf>) -> Vec<String> {
@@ -234,6 +261,19 @@ fn kinds(s: &Scratch) -> Vec<Kind> {
         name: "encoder cache chunks and manifest",
         files: pick(&|p| p.starts_with("cache/")),
         detect: Box::new(cache_check),
+    });
+    #[cfg(feature = "torch")]
+    kinds.push(Kind {
+        name: "checkpoints and their records",
+        files: pick(&|p| {
+            p.starts_with("local/") && p.contains("/checkpoints/") && !p.ends_with(".timing.json")
+        }),
+        detect: Box::new(|root, file| {
+            let o = local_run(root).output().unwrap();
+            let message = crate::support::stderr(&o);
+            let name = Path::new(file).file_name().unwrap().to_string_lossy();
+            (!o.status.success() && message.contains(&*name)).then_some(message)
+        }),
     });
     for (name, prefix) in [
         ("figures", "figures/"),
