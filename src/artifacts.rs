@@ -799,8 +799,7 @@ fn remove_dead_stagings(root: &Path) {
         let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(".import.tmp-")) else {
             continue;
         };
-        let gone = Path::new("/proc/self").exists() && !Path::new("/proc").join(pid).exists();
-        if gone && pid.bytes().all(|b| b.is_ascii_digit()) {
+        if crate::files::process_gone(pid) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }

@@ -120,6 +120,47 @@ pub fn remove_stale_temporaries(dir: &Path) -> Result<usize> {
     Ok(removed)
 }
 
+/// Whether the process `pid` (decimal) has ended: on Linux, no `/proc/<pid>`; elsewhere
+/// it cannot be told, and the process is taken as running.
+pub fn process_gone(pid: &str) -> bool {
+    !pid.is_empty()
+        && pid.bytes().all(|b| b.is_ascii_digit())
+        && Path::new("/proc/self").exists()
+        && !Path::new("/proc").join(pid).exists()
+}
+
+/// Removes, in `dir` and below, the temporary files [`write_atomic`] left when its process
+/// was killed (those of a running process are left alone), and returns how many. A
+/// missing folder has none.
+pub fn remove_dead_temporaries(dir: &Path) -> Result<usize> {
+    let mut removed = 0;
+    for entry in walkdir::WalkDir::new(dir) {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e)
+                if e.io_error()
+                    .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound) =>
+            {
+                continue;
+            }
+            Err(e) => {
+                let path = e.path().unwrap_or(dir).to_path_buf();
+                return Err(Error::io(path, e.into()));
+            }
+        };
+        let name = entry.file_name().to_string_lossy();
+        let dead = is_temporary(&name)
+            && name
+                .rsplit_once(".tmp-")
+                .is_some_and(|(_, pid)| process_gone(pid));
+        if entry.file_type().is_file() && dead {
+            remove_if_present(entry.path())?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
 /// Removes `path`; a file that is already gone is not an error.
 pub fn remove_if_present(path: &Path) -> Result<()> {
     match std::fs::remove_file(path) {
@@ -158,6 +199,29 @@ mod tests {
         );
         assert_eq!(
             remove_stale_temporaries(&dir.path().join("absent")).unwrap(),
+            0
+        );
+    }
+
+    #[test]
+    fn temporaries_of_ended_processes_are_removed_below_a_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let own = format!(".b.svg.tmp-{}", std::process::id());
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        // No process has this id: Linux's pid_max is at most 2^22.
+        for name in [
+            ".a.svg.tmp-999999999",
+            "sub/.c.csv.tmp-999999999",
+            &own,
+            "d.svg",
+        ] {
+            std::fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        assert_eq!(remove_dead_temporaries(dir.path()).unwrap(), 2);
+        assert!(dir.path().join(&own).exists() && dir.path().join("d.svg").exists());
+        assert!(!dir.path().join("sub/.c.csv.tmp-999999999").exists());
+        assert_eq!(
+            remove_dead_temporaries(&dir.path().join("absent")).unwrap(),
             0
         );
     }

@@ -168,12 +168,15 @@ impl TextInput {
                             .into(),
                     )
                 })?);
-                let tokenizer = tokenizers::Tokenizer::from_file(&path).map_err(|e| {
-                    Error::Invalid(format!(
-                        "{}: not a readable tokenizer.json: {e}",
-                        path.display()
-                    ))
-                })?;
+                let tokenizer = std::fs::read(&path)
+                    .map_err(|e| e.to_string())
+                    .and_then(|bytes| crate::encoders::parse_tokenizer(&bytes))
+                    .map_err(|e| {
+                        Error::Invalid(format!(
+                            "{}: not a readable tokenizer.json: {e}",
+                            path.display()
+                        ))
+                    })?;
                 TextInput::Tokenizer {
                     tokenizer: Box::new(tokenizer),
                     dim,

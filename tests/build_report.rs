@@ -653,3 +653,21 @@ fn a_changed_input_names_the_outputs_it_feeds() {
         "{err}"
     );
 }
+
+/// Regression (found by tests/hardening/kills.rs): a build killed mid-write left its
+/// `.<name>.tmp-<pid>` beside the outputs, and the next build did not clear it.
+#[test]
+fn a_temporary_file_a_killed_build_left_is_cleared_by_the_next_build() {
+    let dir = built();
+    let root = dir.path();
+    let left = root.join("figures/tiny/.cnn_s-raw.svg.tmp-999999999");
+    fs::write(&left, b"<svg").unwrap();
+    // --check writes nothing: it names the file, which no manifest lists.
+    let o = build(root, &["--check"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains(".cnn_s-raw.svg.tmp-999999999: in an output folder"));
+    assert!(left.exists());
+    let o = build(root, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!left.exists());
+}

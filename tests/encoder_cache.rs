@@ -161,6 +161,7 @@ fn a_cache_built_twice_has_identical_bytes() {
     assert_eq!(
         names,
         [
+            format!("{key}/SHA256SUMS"),
             format!("{key}/manifest.json"),
             format!("{key}/pooled.safetensors"),
             format!("{key}/states-00000.safetensors"),
@@ -246,6 +247,38 @@ fn a_flipped_byte_is_detected_and_the_file_named() {
     reopened.inputs(CachedInput::Pooled).unwrap();
 }
 
+/// Regression (found by tests/hardening/damage.rs in full): a byte of the manifest changed
+/// where it still parses to a valid manifest (a space made a tab; where the cache was
+/// computed, which the runs reading it record) went unseen; `SHA256SUMS` pins it now.
+#[test]
+fn a_manifest_changed_where_it_still_parses_is_detected() {
+    let texts = texts(10);
+    let spec = fake_spec(&texts, 4);
+    let root = tempfile::tempdir().unwrap();
+    let cache = cache::build(root.path(), &spec, &texts, &Fake::new(), false).unwrap();
+    let manifest = cache.dir.join("manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let on = format!("\"{}\"", cache.manifest.computed_on);
+    assert!(text.contains(&on) && text.contains("\n  \""));
+    for changed in [
+        text.replacen("\n  \"", "\n\t\"", 1),
+        text.replace(&on, "\"cuda:7\""),
+    ] {
+        std::fs::write(&manifest, &changed).unwrap();
+        let error = Cache::open(root.path(), &spec).unwrap_err().to_string();
+        assert!(
+            error.starts_with(&manifest.display().to_string()) && error.contains("SHA256SUMS"),
+            "{error}"
+        );
+    }
+    std::fs::write(&manifest, &text).unwrap();
+    Cache::open(root.path(), &spec)
+        .unwrap()
+        .unwrap()
+        .verify()
+        .unwrap();
+}
+
 /// Regression (found by tests/hardening/damage.rs): a changed file hash in the manifest
 /// was reported as a damaged chunk only; the message now names the manifest too.
 #[test]
@@ -258,8 +291,20 @@ fn a_changed_hash_in_the_manifest_names_the_manifest_too() {
     let recorded = cache.manifest.pooled.sha256.clone();
     let first = if recorded.starts_with('0') { "1" } else { "0" };
     let changed = format!("{first}{}", &recorded[1..]);
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(&manifest, text.replace(&recorded, &changed)).unwrap();
+    let text = std::fs::read_to_string(&manifest)
+        .unwrap()
+        .replace(&recorded, &changed);
+    std::fs::write(&manifest, &text).unwrap();
+    // The manifest's own hash catches it on opening...
+    let error = Cache::open(root.path(), &spec).unwrap_err().to_string();
+    assert!(
+        error.starts_with(&manifest.display().to_string()) && error.contains("SHA256SUMS"),
+        "{error}"
+    );
+    // ...and with SHA256SUMS forged to match, the chunk's check names the manifest.
+    let mut sums = drift::checksum::Sums::new();
+    sums.add("manifest.json", text.as_bytes());
+    sums.write(&cache.dir.join("SHA256SUMS")).unwrap();
     let reopened = Cache::open(root.path(), &spec).unwrap().unwrap();
     let error = reopened.verify().unwrap_err().to_string();
     assert!(error.contains(&manifest.display().to_string()), "{error}");

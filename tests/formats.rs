@@ -220,6 +220,16 @@ fn yearbook_pickle_reads_numpy_arrays() {
             path.display()
         )
     );
+    // Regression (found by fuzzing): a year out of the timeline's range was an error that
+    // named neither the file nor the entry. 1931 (BININT2 0x078b) becomes 10122 (0x278a).
+    let far = WILD_TIME_PICKLE.replacen("4d8b07", "4d8a27", 1);
+    assert_ne!(far, WILD_TIME_PICKLE);
+    std::fs::write(&path, unhex(&far)).unwrap();
+    let message = error(&path, &[]);
+    assert!(
+        message.starts_with(&format!("{}: entry [10122]: ", path.display())),
+        "{message}"
+    );
     // A truncated file names the root entry.
     std::fs::write(&path, &unhex(WILD_TIME_PICKLE)[..100]).unwrap();
     assert!(error(&path, &[]).starts_with(&format!(

@@ -137,6 +137,27 @@ fn a_tokenizer_json_gives_its_ids() {
     assert_eq!(&table[10..12], &text::token_vector("id:1", 2)[..]);
 }
 
+/// Regression (found by fuzzing): a `tokenizer.json` whose decoder is a number out of
+/// range made the `tokenizers` crate panic; it is an error naming the file.
+#[test]
+fn a_tokenizer_json_the_tokenizers_crate_panics_on_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r###"{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],"normalizer":null,"pre_tokenizer":{"type":"BertPreTokenizer"},"post_processor":null,"decoder":1e309,"model":{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##","max_input_chars_per_word":100,"vocab":{"[UNK]":0,"the":1}}}"###;
+    std::fs::write(dir.path().join("tokenizer.json"), text).unwrap();
+    let values = options(json!({"text": "tokenizer", "tokenizer": "tokenizer.json"}));
+    let Err(error) = text_input(&values, dir.path()) else {
+        panic!("a malformed tokenizer.json was read")
+    };
+    let path = dir.path().join("tokenizer.json");
+    assert!(
+        error.to_string().starts_with(&format!(
+            "{}: not a readable tokenizer.json: ",
+            path.display()
+        )),
+        "{error}"
+    );
+}
+
 #[test]
 fn bad_text_options_are_named() {
     let error = |values: serde_json::Value| {

@@ -213,7 +213,7 @@ impl Bert {
     }
 
     fn build(id: EncoderId, config: Config, files: &Files) -> Result<Bert> {
-        let mut tokenizer = Tokenizer::from_bytes(&files.tokenizer)
+        let mut tokenizer = super::parse_tokenizer(&files.tokenizer)
             .map_err(|e| Error::Invalid(format!("{}: {e}", (files.name)("tokenizer.json"))))?;
         // tokenizer.json may carry its own truncation and fixed padding (MiniLM's pads to
         // 128): `encode` truncates per call and pads per batch instead.

@@ -21,7 +21,9 @@
 //!   `mask` (U8 `[n, max_len]`, 1 for the real tokens, which come first);
 //! - `pooled.safetensors`: `pooled` (F32 `[rows, dim]`);
 //! - `manifest.json`: the spec and key, `rows`, `dim`, `chunk_rows`, and every data file with
-//!   its rows and SHA-256.
+//!   its rows and SHA-256;
+//! - `SHA256SUMS`: the manifest's own SHA-256, so that no byte of it (where the cache was
+//!   computed, which runs record) can change unseen.
 //!
 //! States are stored as F16 to halve the disk size (a 384-d state of 128 tokens is 96 KB
 //! per text in F32), and load as F16 ([`States::F16`]) to halve the memory too; pooled
@@ -39,8 +41,9 @@
 //!   device, so a cache built on a GPU serves CPU runs too (its states may differ from
 //!   CPU-built ones in their last bits); the manifest records where it was computed, and
 //!   so does the data identity of every run that reads it.
-//! - Every read checks the file's SHA-256 against the manifest; a damaged or missing file is
-//!   an error naming it, never used.
+//! - Opening checks the manifest against `SHA256SUMS`, and every read checks the file's
+//!   SHA-256 against the manifest; a damaged or missing file is an error naming it, never
+//!   used.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -50,7 +53,7 @@ use safetensors::{Dtype, SafeTensors, tensor::TensorView};
 use serde::{Deserialize, Serialize};
 
 use super::{Encoder, EncoderId, Pooling};
-use crate::checksum::{Hasher, sha256_hex};
+use crate::checksum::{Hasher, Sums, sha256_hex};
 use crate::data::DataSource;
 use crate::data::{Inputs, States};
 use crate::{Error, Result};
@@ -64,6 +67,7 @@ pub const CHUNK_ROWS: usize = 1024;
 /// MiniLM, which sorts each call's texts by length, pads little.
 pub const ENCODE_BATCH: usize = 256;
 const MANIFEST: &str = "manifest.json";
+const SUMS: &str = "SHA256SUMS";
 const POOLED: &str = "pooled.safetensors";
 
 /// Where caches live by default: `<data cache>/encoded`.
@@ -247,6 +251,16 @@ impl Cache {
             }
             Err(e) => return Err(Error::io(&path, e)),
         };
+        let sums_path = dir.join(SUMS);
+        let sums = match std::fs::read_to_string(&sums_path) {
+            Ok(text) => Sums::parse(&text).map_err(|why| damaged(&sums_path, why))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(damaged(&sums_path, "missing"));
+            }
+            Err(e) => return Err(damaged(&sums_path, e)),
+        };
+        sums.verify(MANIFEST, &bytes, &sums_path.display().to_string())
+            .map_err(|why| damaged(&path, why))?;
         let manifest: Manifest = serde_json::from_slice(&bytes)
             .map_err(|e| damaged(&path, format!("not a cache manifest: {e}")))?;
         if manifest.key != key || manifest.spec() != *spec {
@@ -473,8 +487,7 @@ fn remove_stale(root: &Path, key: &str) {
         let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
             continue;
         };
-        let gone = cfg!(target_os = "linux") && !Path::new("/proc").join(pid).exists();
-        if gone {
+        if crate::files::process_gone(pid) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
@@ -621,6 +634,9 @@ fn write_cache(
     };
     let json = serde_json::to_string_pretty(&manifest).expect("manifests serialise") + "\n";
     write_file(tmp, MANIFEST, texts.len(), json.as_bytes())?;
+    let mut sums = Sums::new();
+    sums.add(MANIFEST, json.as_bytes());
+    write_file(tmp, SUMS, 0, sums.to_text().as_bytes())?;
     Ok(manifest)
 }
 

@@ -25,6 +25,17 @@ pub const MINILM: &str = "minilm";
 /// Name of the GloVe encoder.
 pub const GLOVE: &str = "glove";
 
+/// Parses a Hugging Face `tokenizer.json`, or says why it cannot. The `tokenizers` crate
+/// panics on some malformed files (an `expect` in its decoder deserialisation, found by
+/// fuzzing: a number out of range), so the parse runs under `catch_unwind` and such a file
+/// is an error like any other, for the caller to name.
+pub fn parse_tokenizer(bytes: &[u8]) -> std::result::Result<tokenizers::Tokenizer, String> {
+    match std::panic::catch_unwind(|| tokenizers::Tokenizer::from_bytes(bytes)) {
+        Ok(parsed) => parsed.map_err(|e| e.to_string()),
+        Err(_) => Err("malformed (the tokenizers crate panicked reading it)".into()),
+    }
+}
+
 /// The package of the encoder called `name`, if there is one.
 pub fn package(name: &str) -> Option<&'static Package> {
     packages::find(name, Holds::Encoder)

@@ -99,6 +99,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     {
         crate::files::inside(root, &root.join(dir))?;
     }
+    // A build killed mid-write leaves `.<name>.tmp-<pid>` files beside its outputs; a
+    // build clears them (`--check` writes nothing).
+    if !args.check {
+        for dir in build::OUTPUT_DIRS.into_iter().chain([manifest::DIR]) {
+            crate::files::remove_dead_temporaries(&root.join(dir))?;
+        }
+    }
     if args.check {
         stage("checking outputs on disk against checksums/");
         let committed = Manifest::read(root)?;

@@ -115,18 +115,7 @@ fn scratch() -> Scratch {
 /// checks every checkpoint and record and reassembles the run.
 #[cfg(feature = "torch")]
 fn local_run(root: &Path) -> std::process::Command {
-    let mut c = crate::support::drift();
-    c.env("OMP_WAIT_POLICY", "passive")
-        .args([
-            "run",
-            "presets/smoke-single.toml",
-            "--device",
-            "cpu",
-            "-q",
-            "--out",
-        ])
-        .arg(root.join("local"));
-    c
+    super::smoke_run(Path::new(env!("CARGO_MANIFEST_DIR")), &root.join("local"))
 }
 
 fn relative(root: &Path, files: Vec<PathBuf>) -> Vec<String> {
@@ -258,7 +247,7 @@ fn kinds(s: &Scratch) -> Vec<Kind> {
         }),
     });
     kinds.push(Kind {
-        name: "encoder cache chunks and manifest",
+        name: "encoder cache chunks, manifest and SHA256SUMS",
         files: pick(&|p| p.starts_with("cache/")),
         detect: Box::new(cache_check),
     });

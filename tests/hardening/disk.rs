@@ -174,35 +174,18 @@ fn nothing_half_written(
 }
 
 #[cfg(feature = "torch")]
-fn drift_run(cwd: &Path, out: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_drift"));
-    c.current_dir(cwd)
-        .env("OMP_WAIT_POLICY", "passive")
-        .args([
-            "run",
-            "presets/smoke-single.toml",
-            "--device",
-            "cpu",
-            "-q",
-            "--out",
-        ])
-        .arg(out);
-    c
-}
-
-#[cfg(feature = "torch")]
 #[test]
 fn a_run_on_a_full_or_read_only_disk_fails_clearly_and_resumes() {
     let work = crate::study::study_folder(&["smoke-single"]);
     let reference = work.path().join("reference");
-    let o = drift_run(work.path(), &reference).output().unwrap();
+    let o = super::smoke_run(work.path(), &reference).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let expected = files(&reference, &["."]);
 
     let mut space = Space::new();
     let out = space.path().join("results");
     space.half_of(std::slice::from_ref(&reference));
-    let o = space.run(drift_run(work.path(), &out));
+    let o = space.run(super::smoke_run(work.path(), &out));
     let message = stderr(&o);
     assert!(!o.status.success(), "the run fit in half its space");
     assert!(
@@ -216,7 +199,7 @@ fn a_run_on_a_full_or_read_only_disk_fails_clearly_and_resumes() {
         space.path(),
     );
     space.roomy();
-    let o = space.run(drift_run(work.path(), &out));
+    let o = space.run(super::smoke_run(work.path(), &out));
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(files(&out, &["."]) == expected, "the resumed run differs");
 
@@ -226,7 +209,7 @@ fn a_run_on_a_full_or_read_only_disk_fails_clearly_and_resumes() {
         eprintln!("disk: read-only case not run (root without mount)");
         return;
     }
-    let o = drift_run(work.path(), &fresh).output().unwrap();
+    let o = super::smoke_run(work.path(), &fresh).output().unwrap();
     let message = stderr(&o);
     assert!(
         !o.status.success() && read_only_error(&message),
@@ -235,7 +218,7 @@ fn a_run_on_a_full_or_read_only_disk_fails_clearly_and_resumes() {
     assert!(message.contains("fresh"), "{message}");
     assert!(files(&fresh, &["."]).is_empty());
     assert!(space.read_only(&fresh, false));
-    let o = drift_run(work.path(), &fresh).output().unwrap();
+    let o = super::smoke_run(work.path(), &fresh).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(files(&fresh, &["."]) == expected);
 }

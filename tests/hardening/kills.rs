@@ -72,11 +72,7 @@ fn targets() -> Vec<Target> {
         Target {
             name: "drift run",
             setup: smoke_folder,
-            command: |dir| {
-                let mut c = drift_in(dir);
-                c.args(["run", "presets/smoke-single.toml", "--device", "cpu", "-q"]);
-                c
-            },
+            command: |dir| super::smoke_run(dir, Path::new("results")),
             checked: |dir| files(dir, &["results"]),
         },
         Target {

@@ -83,3 +83,22 @@ impl Stream {
         (self.next() % n as u64) as usize
     }
 }
+
+/// `drift run` of the smoke preset (`presets/smoke-single.toml`, relative to `cwd`) into
+/// `out`, on the CPU, quietly: the run the kill, disk and damage checks start from.
+#[cfg(feature = "torch")]
+pub fn smoke_run(cwd: &std::path::Path, out: &std::path::Path) -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_drift"));
+    c.current_dir(cwd)
+        .env("OMP_WAIT_POLICY", "passive")
+        .args([
+            "run",
+            "presets/smoke-single.toml",
+            "--device",
+            "cpu",
+            "-q",
+            "--out",
+        ])
+        .arg(out);
+    c
+}

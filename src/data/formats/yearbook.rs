@@ -178,7 +178,10 @@ pub fn load_folder(root: &Path, opts: &Options) -> Result<Dataset> {
         let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
         listing += &format!("{relative}\t{}\n", sha256_hex(&bytes));
         pixels.extend(decode(&path, &bytes)?);
-        timestamps.push(Timestamp::from_year(year)?);
+        timestamps.push(
+            Timestamp::from_year(year)
+                .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?,
+        );
         labels.push(*label);
     }
     let source = DataSource::of_bytes(NAME, "folder", listing.as_bytes());
@@ -387,7 +390,10 @@ pub fn load_pickle(path: &Path, opts: &Options) -> Result<Dataset> {
                     }
                 });
             }
-            let t = Timestamp::from_year(*year as i32)?;
+            let t = i32::try_from(*year)
+                .map_err(|_| format!("year {year} is out of range"))
+                .and_then(|y| Timestamp::from_year(y).map_err(|e| e.to_string()))
+                .map_err(|m| fail(&format!("[{year}]"), &m))?;
             timestamps.extend(std::iter::repeat_n(t, n));
         }
     }
