@@ -1,12 +1,15 @@
 //! `drift` measures how machine-learning models decay as their data drifts over time.
 //!
 //! The crate follows the flow of a temporal-drift study, one module per stage; a stage
-//! imports only the stages before it.
+//! imports only the stages before it, in the order of the list below (the one place it
+//! is written: `tests/stages.rs` reads it, and checks the README's module table against
+//! it), and no two files import each other, directly or around a loop.
 //!
-//! 0. Foundations every stage may use: `output` (printing that ends quietly on a closed
-//!    pipe), [`files`] (atomic writes, locks), [`checksum`] (SHA-256,
-//!    `SHA256SUMS` listings), [`format`](mod@format) (how numbers are written),
-//!    [`packages`] (pinned registry packages of corpora and encoder weights, fetched
+//! 0. Foundations every stage may use, each only those before it: `error` (the crate's
+//!    [`Error`]), `output` (printing that ends quietly on a closed pipe), [`files`]
+//!    (atomic writes, locks), [`checksum`] (SHA-256, `SHA256SUMS` listings),
+//!    [`format`](mod@format) (how numbers are written), `csv_table` (CSV with named
+//!    columns), [`packages`] (pinned registry packages of corpora and encoder weights, fetched
 //!    once), `device` (CPU or GPU and the libtorch thread count, with the `torch`
 //!    feature), [`metrics`] and [`slices`] (timestamps, slicing, the once-per-slice split,
 //!    training regimes).
@@ -23,10 +26,10 @@
 //! 6. [`preset`]: the TOML description of an experiment, checked into the types of the
 //!    stages above.
 //! 7. [`artifacts`]: one folder per (preset, model, seed) run with the matrix and its
-//!    provenance, written atomically and loaded only after every check passes; `run`
-//!    ties the stages together for a preset, resumable; [`baseline`] writes the counting
-//!    baselines every study is measured against; [`saliency`] maps are saved beside a
-//!    run.
+//!    provenance, written atomically and loaded only after every check passes;
+//!    [`baseline`] writes the counting baselines every study is measured against; `run`
+//!    ties the stages together for a preset, resumable; [`saliency`] maps are saved
+//!    beside a run.
 //! 8. [`report`]: the studies with their analyses, and the figures, tables and Typst paper
 //!    that only read them, checked against a manifest.
 //! 9. [`study`]: a studies file as a graph of work items (caches, baselines, runs,
