@@ -33,7 +33,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use drift::encoders::bert::{BATCH, Bert};
-use drift::encoders::{self, Encoder, MINILM, Pooling};
+use drift::encoders::{self, EmbeddingPooling, Encoder, MINILM};
 use serde_json::json;
 
 mod common;
@@ -285,7 +285,7 @@ fn run() -> Result<()> {
         options.max_len,
     );
     // Warm-up, and the embeddings the Python side must reproduce.
-    let reference = bert.encode(&texts, options.max_len, Pooling::Mean)?;
+    let reference = bert.encode(&texts, options.max_len, EmbeddingPooling::Mean)?;
     let dir = tempfile::tempdir()?;
     let mut peer = if options.drift_only {
         None
@@ -336,7 +336,7 @@ fn run() -> Result<()> {
             match (side, peer.as_mut()) {
                 (0, _) => {
                     let start = Instant::now();
-                    let out = bert.encode(&texts, options.max_len, Pooling::Mean)?;
+                    let out = bert.encode(&texts, options.max_len, EmbeddingPooling::Mean)?;
                     drift.push(texts.len() as f64 / start.elapsed().as_secs_f64());
                     if out.pooled != reference.pooled {
                         return Err("drift's encodes are not deterministic".into());

@@ -36,9 +36,9 @@ use std::path::{Path, PathBuf};
 use rand_core::Rng;
 
 use crate::checksum::sha256_hex;
-use crate::data::{self, DataOptions, DataSource, DataSpec, Dataset, Inputs, Options};
+use crate::data::{self, DataOptions, DataSource, DataSpec, Dataset, Inputs, SourceOptions};
 use crate::encoders::cache::{self, Cache, CacheSpec, CachedInput};
-use crate::encoders::{self, GLOVE, MINILM, Pooling};
+use crate::encoders::{self, EmbeddingPooling, GLOVE, MINILM};
 use crate::slices::stream;
 use crate::{Error, Result};
 
@@ -110,7 +110,7 @@ pub struct EncoderText {
     /// Tokens kept per row.
     pub max_tokens: usize,
     /// Pooling of the embeddings.
-    pub pooling: Pooling,
+    pub pooling: EmbeddingPooling,
     /// Token states or pooled embeddings.
     pub input: CachedInput,
 }
@@ -146,7 +146,7 @@ impl Default for Encoding {
 
 impl TextInput {
     /// Reads the text options; `base` resolves a relative tokenizer path.
-    pub fn from_options(opts: &Options, base: &Path) -> Result<Self> {
+    pub fn from_options(opts: &SourceOptions, base: &Path) -> Result<Self> {
         // The encoder options are read only with text = "encoder", so that the options
         // the other kinds read (and name in errors) stay as they were.
         if opts.peek("text") == Some("encoder") {
@@ -266,7 +266,7 @@ pub fn apply(data: Dataset, input: &TextInput) -> Result<Dataset> {
 /// stage knows is an error, and the data set is checked.
 pub fn load(spec: &DataSpec, options: &DataOptions, base: &Path) -> Result<Dataset> {
     let who = data::describe(spec, base);
-    let opts = Options::new(&who, options);
+    let opts = SourceOptions::new(&who, options);
     let mut dataset = data::read(spec, &opts, base)?;
     if matches!(dataset.inputs, Inputs::Text(_)) {
         dataset = apply(dataset, &TextInput::from_options(&opts, base)?)?;
@@ -294,7 +294,7 @@ pub fn encoder_input(
     options: &DataOptions,
     base: &Path,
 ) -> Result<Option<(EncoderText, DataOptions)>> {
-    let opts = Options::new(who, options);
+    let opts = SourceOptions::new(who, options);
     let TextInput::Encoder(settings) = TextInput::from_options(&opts, base)? else {
         return Ok(None);
     };
@@ -308,7 +308,7 @@ pub fn encoder_input(
 impl EncoderText {
     /// Reads `encoder`, `encoder_path`, `max_tokens`, `pooling` and `input` (with
     /// `text = "encoder"`); `base` resolves a relative `encoder_path`.
-    pub fn from_options(opts: &Options, base: &Path) -> Result<Self> {
+    pub fn from_options(opts: &SourceOptions, base: &Path) -> Result<Self> {
         opts.choice("text", "encoder", &["encoder"])?;
         for key in ["text_dim", "tokenizer"] {
             if opts.given(key) {
@@ -345,10 +345,10 @@ impl EncoderText {
         };
         let max_tokens = opts.integer("max_tokens", 128, 1, 65536)? as usize;
         let pooling = match opts.choice("pooling", "mean", &["mean", "cls"])? {
-            "cls" => Pooling::Cls,
-            _ => Pooling::Mean,
+            "cls" => EmbeddingPooling::Cls,
+            _ => EmbeddingPooling::Mean,
         };
-        if pooling == Pooling::Cls && encoder == GLOVE {
+        if pooling == EmbeddingPooling::Cls && encoder == GLOVE {
             return Err(Error::Invalid(
                 "data.options.pooling: \"cls\" needs a [CLS] token, which glove's static word \
                  vectors do not have; use \"mean\""

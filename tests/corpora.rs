@@ -265,7 +265,7 @@ fn unfetched_corpus_says_how_to_fetch() {
         assert!(err.contains(&want), "{err}");
     }
     let options = DataOptions::default();
-    let opts = drift::data::Options::new("sotu", &options);
+    let opts = drift::data::SourceOptions::new("sotu", &options);
     let err = sotu::load(empty.path(), &opts).unwrap_err().to_string();
     assert!(err.contains("run `drift data fetch sotu`"), "{err}");
 }

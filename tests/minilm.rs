@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use drift::encoders::bert::Bert;
-use drift::encoders::{Encoded, Encoder, Pooling};
+use drift::encoders::{EmbeddingPooling, Encoded, Encoder};
 use serde_json::Value;
 
 const COSINE_TOL: f64 = 1e-4;
@@ -74,7 +74,9 @@ fn matches_sentence_transformers() {
     assert_eq!(bert.id().sha256, json["package"]["sha256"]);
     assert_eq!(bert.id().dim, 384);
     let ids = bert.tokenize(&sentences, MAX_LEN).unwrap();
-    let out = bert.encode(&sentences, MAX_LEN, Pooling::Mean).unwrap();
+    let out = bert
+        .encode(&sentences, MAX_LEN, EmbeddingPooling::Mean)
+        .unwrap();
     assert_eq!((out.tokens, out.dim), (MAX_LEN, 384));
     assert_eq!(out.states.len(), 50 * MAX_LEN * 384);
     let mut worst = (0.0, 0);
@@ -144,8 +146,8 @@ fn reruns_are_byte_identical() {
         )
     };
     let bert = encoder();
-    let a = bert.encode(&sentences, 64, Pooling::Mean).unwrap();
-    let b = bert.encode(&sentences, 64, Pooling::Mean).unwrap();
+    let a = bert.encode(&sentences, 64, EmbeddingPooling::Mean).unwrap();
+    let b = bert.encode(&sentences, 64, EmbeddingPooling::Mean).unwrap();
     assert_eq!(a.lengths, b.lengths);
     assert!(bits(&a) == bits(&b), "two encodes differ");
 }
@@ -156,9 +158,11 @@ fn padding_does_not_change_the_embedding() {
     let short = "A man is eating food.";
     let long = "The committee reviewed the quarterly figures at length, noted a sharp rise in \
                 shipping costs across every region, and postponed the vote once more.";
-    let alone = bert.encode(&texts(&[short]), 128, Pooling::Mean).unwrap();
+    let alone = bert
+        .encode(&texts(&[short]), 128, EmbeddingPooling::Mean)
+        .unwrap();
     let together = bert
-        .encode(&texts(&[long, short]), 128, Pooling::Mean)
+        .encode(&texts(&[long, short]), 128, EmbeddingPooling::Mean)
         .unwrap();
     assert!(together.lengths[0] > together.lengths[1] + 10);
     let diff = max_abs_diff(row(&alone, 0), row(&together, 1));
@@ -174,7 +178,7 @@ fn cls_pooling_is_the_first_state_normalised() {
     let bert = encoder();
     assert!(bert.normalizes());
     let list = texts(&["Hello world", "", "Café au lait, crème brûlée."]);
-    let out = bert.encode(&list, 32, Pooling::Cls).unwrap();
+    let out = bert.encode(&list, 32, EmbeddingPooling::Cls).unwrap();
     for i in 0..list.len() {
         let first = &out.states[i * 32 * out.dim..][..out.dim];
         let norm = first.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -183,7 +187,7 @@ fn cls_pooling_is_the_first_state_normalised() {
         assert!(diff <= 1e-6, "text {i}: {diff:e}");
     }
     // The mean of the same states is another vector.
-    let mean = bert.encode(&list, 32, Pooling::Mean).unwrap();
+    let mean = bert.encode(&list, 32, EmbeddingPooling::Mean).unwrap();
     assert!(max_abs_diff(&mean.pooled, &out.pooled) > 1e-2);
     assert_eq!(mean.states, out.states);
 }
@@ -194,7 +198,7 @@ fn max_len_limits() {
     let list = texts(&["Hello world"]);
     for bad in [0, 1, 513, 10_000] {
         let err = bert
-            .encode(&list, bad, Pooling::Mean)
+            .encode(&list, bad, EmbeddingPooling::Mean)
             .err()
             .unwrap_or_else(|| panic!("max_len {bad} was accepted"))
             .to_string();
@@ -206,15 +210,15 @@ fn max_len_limits() {
         .encode(
             &texts(&["Hello world", "A much longer sentence."]),
             512,
-            Pooling::Mean,
+            EmbeddingPooling::Mean,
         )
         .unwrap();
     assert_eq!(out.lengths, [4, 7]);
     // Two tokens: [CLS] and [SEP] only.
-    let out = bert.encode(&list, 2, Pooling::Mean).unwrap();
+    let out = bert.encode(&list, 2, EmbeddingPooling::Mean).unwrap();
     assert_eq!(bert.tokenize(&list, 2).unwrap(), [[101, 102]]);
     assert_eq!(out.lengths, [2]);
-    let empty = bert.encode(&[], 16, Pooling::Mean).unwrap();
+    let empty = bert.encode(&[], 16, EmbeddingPooling::Mean).unwrap();
     assert!(empty.states.is_empty() && empty.pooled.is_empty() && empty.lengths.is_empty());
 }
 
@@ -271,15 +275,15 @@ fn folder_loads_like_the_package() {
     let weights = std::fs::read(dir.path().join("model.safetensors")).unwrap();
     assert_eq!(local.id().sha256, drift::checksum::sha256_hex(&weights));
     let list = texts(&["Hello world", "Do you like pizza?"]);
-    let a = local.encode(&list, 32, Pooling::Mean).unwrap();
-    let b = encoder().encode(&list, 32, Pooling::Mean).unwrap();
+    let a = local.encode(&list, 32, EmbeddingPooling::Mean).unwrap();
+    let b = encoder().encode(&list, 32, EmbeddingPooling::Mean).unwrap();
     assert_eq!(a, b);
 
     // Without modules.json nothing says to normalise.
     std::fs::remove_file(dir.path().join("modules.json")).unwrap();
     let plain = Bert::from_folder(dir.path()).unwrap();
     assert!(!plain.normalizes());
-    let c = plain.encode(&list, 32, Pooling::Mean).unwrap();
+    let c = plain.encode(&list, 32, EmbeddingPooling::Mean).unwrap();
     assert_eq!(c.states, a.states);
     let norm = row(&c, 0).iter().map(|x| x * x).sum::<f32>().sqrt();
     assert!((norm - 1.0).abs() > 1e-3, "norm {norm}");

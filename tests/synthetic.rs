@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use drift::data::synthetic::{PortraitParams, TextParams, WORDS_PER_CLASS};
-use drift::data::{self, Dataset, Inputs, Options, States, Targets};
+use drift::data::{self, Dataset, Inputs, SourceOptions, States, Targets};
 use drift::data::{DataOptions, DataSpec};
 use serde_json::{Value, json};
 
@@ -138,7 +138,7 @@ fn params(knobs: [f64; 3]) -> PortraitParams {
         ("label", json!(knobs[1])),
         ("concept", json!(knobs[2])),
     ]);
-    PortraitParams::read(&Options::new("synthetic-portraits", &opts)).unwrap()
+    PortraitParams::read(&SourceOptions::new("synthetic-portraits", &opts)).unwrap()
 }
 
 #[test]
@@ -370,7 +370,7 @@ fn text_params(task: &str, knobs: [f64; 3], rows: usize) -> TextParams {
         ("label", json!(knobs[1])),
         ("concept", json!(knobs[2])),
     ]);
-    let o = Options::new("synthetic-text", &opts);
+    let o = SourceOptions::new("synthetic-text", &opts);
     let p = TextParams::read(&o).unwrap();
     o.finish().unwrap();
     p
@@ -386,7 +386,7 @@ fn text_has_token_states_of_its_words_and_padding() {
     ];
     let d = load("synthetic-text", &pairs).unwrap();
     let opts = options(&pairs);
-    let p = TextParams::read(&Options::new("synthetic-text", &opts)).unwrap();
+    let p = TextParams::read(&SourceOptions::new("synthetic-text", &opts)).unwrap();
     assert_eq!(d.rows(), 90);
     let Inputs::Tokens {
         tokens: 20,

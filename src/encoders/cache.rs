@@ -52,10 +52,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use safetensors::{Dtype, SafeTensors, tensor::TensorView};
 use serde::{Deserialize, Serialize};
 
-use super::{Encoder, EncoderId, Pooling};
+use super::encoder::{EmbeddingPooling, Encoder, EncoderId};
 use crate::checksum::{Hasher, Sums, sha256_hex};
-use crate::data::DataSource;
-use crate::data::{Inputs, States};
+use crate::data::{DataSource, Inputs, States};
 use crate::{Error, Result};
 
 /// Version of the cache layout; part of every key.
@@ -92,7 +91,7 @@ pub struct CacheSpec {
     /// Tokens kept per text.
     pub max_len: usize,
     /// Pooling of the embeddings.
-    pub pooling: Pooling,
+    pub pooling: EmbeddingPooling,
 }
 
 impl CacheSpec {
@@ -102,7 +101,7 @@ impl CacheSpec {
         texts: &[String],
         encoder: EncoderId,
         max_len: usize,
-        pooling: Pooling,
+        pooling: EmbeddingPooling,
     ) -> Self {
         CacheSpec {
             schema: SCHEMA,
@@ -151,7 +150,7 @@ pub struct FileEntry {
 /// `manifest.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Manifest {
+pub struct CacheManifest {
     /// [`SCHEMA`].
     pub schema: u32,
     /// The key (the folder's name).
@@ -165,7 +164,7 @@ pub struct Manifest {
     /// Tokens per text.
     pub max_len: usize,
     /// Pooling of `pooled`.
-    pub pooling: Pooling,
+    pub pooling: EmbeddingPooling,
     /// Texts.
     pub rows: usize,
     /// State and embedding width.
@@ -181,7 +180,7 @@ pub struct Manifest {
     pub computed_on: String,
 }
 
-impl Manifest {
+impl CacheManifest {
     /// The spec it was built from.
     pub fn spec(&self) -> CacheSpec {
         CacheSpec {
@@ -222,7 +221,7 @@ pub struct Cache {
     /// Its folder, `<root>/<key>`.
     pub dir: PathBuf,
     /// Its manifest.
-    pub manifest: Manifest,
+    pub manifest: CacheManifest,
 }
 
 fn damaged(path: &Path, what: impl std::fmt::Display) -> Error {
@@ -261,7 +260,7 @@ impl Cache {
         };
         sums.verify(MANIFEST, &bytes, &sums_path.display().to_string())
             .map_err(|why| damaged(&path, why))?;
-        let manifest: Manifest = serde_json::from_slice(&bytes)
+        let manifest: CacheManifest = serde_json::from_slice(&bytes)
             .map_err(|e| damaged(&path, format!("not a cache manifest: {e}")))?;
         if manifest.key != key || manifest.spec() != *spec {
             return Err(damaged(
@@ -545,7 +544,7 @@ fn write_cache(
     texts: &[String],
     encoder: &dyn Encoder,
     progress: bool,
-) -> Result<Manifest> {
+) -> Result<CacheManifest> {
     let (t, d) = (spec.max_len, spec.encoder.dim);
     let bar = progress_bar(texts.len(), &spec.encoder.name, progress);
     let mut pooled: Vec<u8> = Vec::with_capacity(texts.len() * d * 4);
@@ -617,7 +616,7 @@ fn write_cache(
     bar.finish_and_clear();
     let bytes = safetensors_bytes(vec![("pooled", Dtype::F32, vec![texts.len(), d], &pooled)])?;
     let pooled = write_file(tmp, POOLED, texts.len(), &bytes)?;
-    let manifest = Manifest {
+    let manifest = CacheManifest {
         schema: spec.schema,
         key: key.into(),
         source: spec.source.clone(),
@@ -641,7 +640,7 @@ fn write_cache(
 }
 
 /// Renames the finished build `tmp` to `<root>/<key>`, replacing an older one.
-fn finish(root: &Path, tmp: &Path, key: &str, manifest: Manifest) -> Result<Cache> {
+fn finish(root: &Path, tmp: &Path, key: &str, manifest: CacheManifest) -> Result<Cache> {
     let dir = root.join(key);
     if dir.exists() {
         // Move the old cache aside first: a rename cannot replace a non-empty folder.

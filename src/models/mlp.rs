@@ -5,7 +5,9 @@
 
 use tch::{Tensor, nn, nn::Module};
 
-use super::{Input, Model, ModelConfig, layers};
+use super::config::ModelConfig;
+use super::layers;
+use super::model::{Input, Model};
 use crate::Result;
 
 /// Hidden widths of an MLP.

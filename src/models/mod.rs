@@ -39,6 +39,7 @@ use crate::{Error, Result};
 
 #[cfg(feature = "torch")]
 mod cnn;
+mod config;
 #[cfg(feature = "torch")]
 mod encoder_layer;
 #[cfg(feature = "torch")]
@@ -50,6 +51,8 @@ mod linear_probe;
 #[cfg(feature = "torch")]
 mod mlp;
 #[cfg(feature = "torch")]
+mod model;
+#[cfg(feature = "torch")]
 mod resnet;
 #[cfg(feature = "torch")]
 mod rnn;
@@ -60,151 +63,9 @@ mod transformer;
 #[cfg(feature = "torch")]
 mod vit;
 
-/// What a model reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum InputKind {
-    /// Images `[C, H, W]`.
-    Image,
-    /// Frozen-encoder token states `[T, D]` with a padding mask.
-    Tokens,
-    /// One pooled frozen-encoder embedding `[D]`.
-    Embedding,
-}
-
-impl InputKind {
-    /// The plural noun used in error messages.
-    #[cfg_attr(not(feature = "torch"), allow(dead_code))]
-    fn noun(self) -> &'static str {
-        match self {
-            InputKind::Image => "images",
-            InputKind::Tokens => "token states",
-            InputKind::Embedding => "pooled embeddings",
-        }
-    }
-}
-
-/// Shape of one input row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InputShape {
-    /// An image.
-    Image {
-        /// Colour channels.
-        channels: i64,
-        /// Height in pixels.
-        height: i64,
-        /// Width in pixels.
-        width: i64,
-    },
-    /// Token states of a frozen text encoder.
-    Tokens {
-        /// Width of one token state.
-        dim: i64,
-        /// Most tokens a row can have (the length the states were cached at).
-        max_tokens: i64,
-    },
-    /// A pooled embedding of a frozen encoder.
-    Embedding {
-        /// Width of the embedding.
-        dim: i64,
-    },
-}
-
-impl InputShape {
-    /// The kind of input this shape describes.
-    pub fn kind(&self) -> InputKind {
-        match self {
-            InputShape::Image { .. } => InputKind::Image,
-            InputShape::Tokens { .. } => InputKind::Tokens,
-            InputShape::Embedding { .. } => InputKind::Embedding,
-        }
-    }
-}
-
-/// Everything a model's size depends on.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ModelConfig {
-    /// Shape of one input row.
-    pub input: InputShape,
-    /// Width of the output: classes, labels, or 1 for regression.
-    pub outputs: i64,
-    /// Dropout probability of the layers that have one (0.1 in the reference).
-    pub dropout: f64,
-    /// Learned position embedding for the text Transformers (off in the reference code).
-    pub positional_embedding: bool,
-}
-
-impl ModelConfig {
-    /// The reference shapes: images 3x32x32 -> 2 logits.
-    pub fn reference_image() -> Self {
-        Self::reference(
-            InputShape::Image {
-                channels: 3,
-                height: 32,
-                width: 32,
-            },
-            2,
-        )
-    }
-
-    /// The reference shapes: 768-d token states (max 256 tokens) -> 7 outputs.
-    pub fn reference_text() -> Self {
-        Self::reference(
-            InputShape::Tokens {
-                dim: 768,
-                max_tokens: 256,
-            },
-            7,
-        )
-    }
-
-    /// Pooled 768-d embeddings -> 2 outputs.
-    pub fn reference_embedding() -> Self {
-        Self::reference(InputShape::Embedding { dim: 768 }, 2)
-    }
-
-    fn reference(input: InputShape, outputs: i64) -> Self {
-        ModelConfig {
-            input,
-            outputs,
-            dropout: 0.1,
-            positional_embedding: false,
-        }
-    }
-
-    /// Rejects sizes no model can be built with.
-    #[cfg_attr(not(feature = "torch"), allow(dead_code))]
-    fn check(&self) -> Result<()> {
-        let dims_positive = match self.input {
-            InputShape::Image {
-                channels,
-                height,
-                width,
-            } => channels > 0 && height > 0 && width > 0,
-            InputShape::Tokens { dim, max_tokens } => dim > 0 && max_tokens > 0,
-            InputShape::Embedding { dim } => dim > 0,
-        };
-        if !dims_positive {
-            return Err(Error::Invalid(format!(
-                "model input sizes must be positive, got {:?}",
-                self.input
-            )));
-        }
-        if self.outputs < 1 {
-            return Err(Error::Invalid(format!(
-                "a model needs at least one output, got {}",
-                self.outputs
-            )));
-        }
-        if !(0.0..1.0).contains(&self.dropout) {
-            return Err(Error::Invalid(format!(
-                "dropout must lie in [0, 1), got {}",
-                self.dropout
-            )));
-        }
-        Ok(())
-    }
-}
+pub use config::{InputKind, InputShape, ModelConfig};
+#[cfg(feature = "torch")]
+pub use model::{Input, Model};
 
 /// One registry entry.
 #[derive(Clone, Copy, Debug)]
@@ -328,81 +189,16 @@ fn position(key: &str) -> Result<usize> {
 }
 
 #[cfg(feature = "torch")]
-pub use self::torch::{Input, Model, build, parameter_count};
+pub use self::torch::{build, parameter_count};
 
 #[cfg(feature = "torch")]
 mod torch {
     use tch::{Device, Tensor, nn};
 
-    use super::{BUILDERS, InputKind, InputShape, ModelConfig, REGISTRY, position};
+    use super::{BUILDERS, Model, ModelConfig, REGISTRY, position};
     use crate::{Error, Result};
 
     pub(super) type Builder = fn(&nn::Path, &ModelConfig) -> Result<Box<dyn Model>>;
-
-    /// One batch of model input.
-    #[derive(Debug)]
-    pub enum Input {
-        /// [B, C, H, W] float.
-        Images(Tensor),
-        /// [B, T, D] float states and [B, T] bool mask (true = real token).
-        Tokens {
-            /// Token states; padded positions may hold anything.
-            states: Tensor,
-            /// True at real tokens; padding only at the end and at least one real token.
-            mask: Tensor,
-        },
-        /// [B, D] float.
-        Embeddings(Tensor),
-    }
-
-    impl Input {
-        /// What kind of input this is.
-        pub fn kind(&self) -> InputKind {
-            match self {
-                Input::Images(_) => InputKind::Image,
-                Input::Tokens { .. } => InputKind::Tokens,
-                Input::Embeddings(_) => InputKind::Embedding,
-            }
-        }
-
-        fn wrong(&self, want: InputKind) -> ! {
-            panic!(
-                "the model reads {}, but the batch holds {}",
-                want.noun(),
-                self.kind().noun()
-            )
-        }
-
-        pub(super) fn images(&self) -> &Tensor {
-            match self {
-                Input::Images(images) => images,
-                _ => self.wrong(InputKind::Image),
-            }
-        }
-
-        pub(super) fn tokens(&self) -> (&Tensor, &Tensor) {
-            match self {
-                Input::Tokens { states, mask } => (states, mask),
-                _ => self.wrong(InputKind::Tokens),
-            }
-        }
-
-        pub(super) fn embeddings(&self) -> &Tensor {
-            match self {
-                Input::Embeddings(embeddings) => embeddings,
-                _ => self.wrong(InputKind::Embedding),
-            }
-        }
-    }
-
-    /// A built model: logits [B, outputs] (regression: outputs = 1, raw value).
-    pub trait Model: std::fmt::Debug {
-        /// Runs one batch; `train` switches dropout on and BatchNorm to batch statistics.
-        ///
-        /// Panics when `input` is not the kind the model was built for ([`build`] checks
-        /// the config, the caller keeps batches consistent with it).
-        fn forward_t(&self, input: &Input, train: bool) -> Tensor;
-    }
 
     /// Builds `key` under `path` for `config`.
     ///
@@ -425,36 +221,6 @@ mod torch {
             Error::Invalid(message) => Error::Invalid(format!("model {key}: {message}")),
             other => other,
         })
-    }
-
-    impl ModelConfig {
-        /// `(channels, height, width)` of an image config.
-        pub(super) fn image_shape(&self) -> (i64, i64, i64) {
-            match self.input {
-                InputShape::Image {
-                    channels,
-                    height,
-                    width,
-                } => (channels, height, width),
-                other => unreachable!("build checks the input kind, got {other:?}"),
-            }
-        }
-
-        /// Width of one token state or pooled embedding.
-        pub(super) fn feature_dim(&self) -> i64 {
-            match self.input {
-                InputShape::Tokens { dim, .. } | InputShape::Embedding { dim } => dim,
-                other => unreachable!("build checks the input kind, got {other:?}"),
-            }
-        }
-
-        /// Most tokens per row of a token config.
-        pub(super) fn max_tokens(&self) -> i64 {
-            match self.input {
-                InputShape::Tokens { max_tokens, .. } => max_tokens,
-                other => unreachable!("build checks the input kind, got {other:?}"),
-            }
-        }
     }
 
     /// Trainable parameter count of `key` for `config` (BatchNorm running statistics are

@@ -11,7 +11,9 @@
 
 use tch::{Tensor, nn, nn::Module, nn::ModuleT};
 
-use super::{Input, Model, ModelConfig, layers};
+use super::config::ModelConfig;
+use super::layers;
+use super::model::{Input, Model};
 use crate::Result;
 
 /// Stage widths and depths of a ResNet.

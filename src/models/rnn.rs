@@ -13,7 +13,9 @@
 
 use tch::{Device, Tensor, nn, nn::Module};
 
-use super::{Input, Model, ModelConfig, layers};
+use super::config::ModelConfig;
+use super::layers;
+use super::model::{Input, Model};
 use crate::Result;
 
 /// The recurrent cell.
@@ -27,7 +29,7 @@ pub enum Cell {
 
 /// How the outputs over time become one vector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pooling {
+pub enum RnnPooling {
     /// Mean over the real tokens.
     Mean,
     /// Softmax-weighted sum over the real tokens, scored by Linear(2h, 1).
@@ -44,7 +46,7 @@ pub struct Size {
     /// Stacked bidirectional layers.
     pub layers: i64,
     /// Pooling over time.
-    pub pooling: Pooling,
+    pub pooling: RnnPooling,
 }
 
 /// `bigru_s`: 100,039 parameters at 768 -> 7.
@@ -52,21 +54,21 @@ pub const BIGRU_S: Size = Size {
     cell: Cell::Gru,
     hidden: 64,
     layers: 1,
-    pooling: Pooling::Mean,
+    pooling: RnnPooling::Mean,
 };
 /// `bilstm_m`: 537,447 parameters.
 pub const BILSTM_M: Size = Size {
     cell: Cell::Lstm,
     hidden: 160,
     layers: 1,
-    pooling: Pooling::Mean,
+    pooling: RnnPooling::Mean,
 };
 /// `bilstm_attn_l`: 2,190,056 parameters.
 pub const BILSTM_ATTN_L: Size = Size {
     cell: Cell::Lstm,
     hidden: 224,
     layers: 2,
-    pooling: Pooling::Attention,
+    pooling: RnnPooling::Attention,
 };
 
 /// A projected bidirectional GRU/LSTM with pooling.
@@ -129,7 +131,7 @@ impl Rnn {
                 )
             });
         }
-        let attention = (size.pooling == Pooling::Attention)
+        let attention = (size.pooling == RnnPooling::Attention)
             .then(|| layers::linear(path / "attention", 2 * h, 1));
         Ok(Rnn {
             proj: layers::linear(path / "proj", config.feature_dim(), h),

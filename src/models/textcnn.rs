@@ -11,7 +11,9 @@
 
 use tch::{Kind, Tensor, nn, nn::Module};
 
-use super::{Input, Model, ModelConfig, layers};
+use super::config::ModelConfig;
+use super::layers;
+use super::model::{Input, Model};
 use crate::Result;
 
 /// Filters, kernels and projection width of a TextCNN.

@@ -11,8 +11,10 @@
 
 use tch::{Tensor, nn, nn::Module};
 
+use super::config::ModelConfig;
 use super::encoder_layer::{EncoderConfig, EncoderLayer};
-use super::{Input, Model, ModelConfig, layers};
+use super::layers;
+use super::model::{Input, Model};
 use crate::Result;
 
 /// Width, heads, depth and feed-forward width of a text Transformer.

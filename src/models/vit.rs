@@ -10,8 +10,10 @@
 
 use tch::{Tensor, nn, nn::Module};
 
+use super::config::ModelConfig;
 use super::encoder_layer::{EncoderConfig, EncoderLayer};
-use super::{Input, Model, ModelConfig, layers};
+use super::layers;
+use super::model::{Input, Model};
 use crate::{Error, Result};
 
 const PATCH: i64 = 4;

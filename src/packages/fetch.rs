@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{Package, Registry};
+use super::package::{Package, Registry};
 use crate::files::write_atomic;
 use crate::{Error, Result};
 

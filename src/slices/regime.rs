@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
-use super::SliceSplit;
+use super::split::SliceSplit;
 
 /// Which slices the model of cutoff `i` (0-based) is trained on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

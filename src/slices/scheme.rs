@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::Timestamp;
+use super::timestamp::Timestamp;
 use crate::{Error, Result};
 
 /// How the timeline is cut into slices.

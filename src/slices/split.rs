@@ -26,7 +26,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
 use serde::Serialize;
 
-use super::Slice;
+use super::scheme::Slice;
 
 /// Whether splits are stratified by label.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

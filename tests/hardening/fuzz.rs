@@ -439,7 +439,7 @@ fn tokenizer_json_and_its_path() {
         let mut values = drift::data::DataOptions::new();
         values.insert("text".into(), "tokenizer".into());
         values.insert("tokenizer".into(), paths[p].into());
-        let opts = drift::data::Options::new("texts", &values);
+        let opts = drift::data::SourceOptions::new("texts", &values);
         if let Err(e) = drift::text::TextInput::from_options(&opts, dir.path()) {
             let message = e.to_string();
             let resolved = dir.path().join(paths[p]);

@@ -32,7 +32,8 @@ use flate2::read::GzDecoder;
 
 use super::{EMOJI, class_ids, malformed, source};
 use crate::Result;
-use crate::data::{Dataset, Inputs, Options};
+use crate::data::dataset::{Dataset, Inputs};
+use crate::data::options::SourceOptions;
 use crate::packages::Package;
 use crate::slices::Timestamp;
 
@@ -76,7 +77,7 @@ struct Entry {
 }
 
 /// Loads the fetched corpus from `cache` (it has no options).
-pub fn load(cache: &Path, _opts: &Options) -> Result<Dataset> {
+pub fn load(cache: &Path, _opts: &SourceOptions) -> Result<Dataset> {
     let (path, bytes) = corpus().read(cache)?;
     parse(&path, &bytes)
 }

@@ -21,7 +21,8 @@ use std::path::Path;
 
 use super::{HEALTHTWEETS, class_ids, malformed, source};
 use crate::Result;
-use crate::data::{Dataset, Inputs, Options};
+use crate::data::dataset::{Dataset, Inputs};
+use crate::data::options::SourceOptions;
 use crate::packages::Package;
 use crate::slices::Timestamp;
 
@@ -35,7 +36,7 @@ fn corpus() -> &'static Package {
 }
 
 /// Loads the fetched corpus from `cache` (it has no options).
-pub fn load(cache: &Path, _opts: &Options) -> Result<Dataset> {
+pub fn load(cache: &Path, _opts: &SourceOptions) -> Result<Dataset> {
     let (path, bytes) = corpus().read(cache)?;
     parse(&path, &bytes)
 }

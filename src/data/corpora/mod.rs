@@ -17,8 +17,8 @@ pub mod sotu;
 
 use std::path::Path;
 
-use super::DataSource;
 use crate::Error;
+use crate::data::dataset::DataSource;
 use crate::packages::{self, Holds, Package};
 
 /// Name of the State of the Union corpus.

@@ -23,7 +23,8 @@ use std::path::Path;
 
 use super::{SOTU, class_ids, malformed, source};
 use crate::Result;
-use crate::data::{Dataset, Inputs, Options};
+use crate::data::dataset::{Dataset, Inputs};
+use crate::data::options::SourceOptions;
 use crate::packages::Package;
 use crate::slices::Timestamp;
 
@@ -47,7 +48,7 @@ fn corpus() -> &'static Package {
 }
 
 /// Loads the fetched corpus from `cache` with the preset's options (`labels`).
-pub fn load(cache: &Path, opts: &Options) -> Result<Dataset> {
+pub fn load(cache: &Path, opts: &SourceOptions) -> Result<Dataset> {
     let labels = match opts.choice("labels", "two-party", &["two-party", "all"])? {
         "all" => Labels::All,
         _ => Labels::TwoParty,

@@ -29,9 +29,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use super::{at, each_line, object, string};
-use crate::data::DataSource;
-use crate::data::{Dataset, Inputs, Options, Targets};
+use super::json_lines::{at, each_line, object, string};
+use crate::data::dataset::{DataSource, Dataset, Inputs, Targets};
+use crate::data::options::SourceOptions;
 use crate::slices::{Timestamp, shuffle, stream};
 use crate::{Error, Result};
 
@@ -39,7 +39,7 @@ use crate::{Error, Result};
 pub const NAME: &str = "amazon-reviews";
 
 /// Loads a review file with the reference's filters and stratified sample.
-pub fn load(path: &Path, opts: &Options) -> Result<Dataset> {
+pub fn load(path: &Path, opts: &SourceOptions) -> Result<Dataset> {
     let sample = opts.integer("sample", 300_000, 1, i64::MAX)? as usize;
     let seed = opts.integer("seed", 0, 0, i64::MAX)? as u64;
     let start = Timestamp::from_year(2014)?;

@@ -24,10 +24,10 @@
 
 use std::path::Path;
 
-use super::{at, each_line, object, string};
+use super::json_lines::{at, each_line, object, string};
 use crate::Result;
-use crate::data::DataSource;
-use crate::data::{Dataset, Inputs, Options, Targets};
+use crate::data::dataset::{DataSource, Dataset, Inputs, Targets};
+use crate::data::options::SourceOptions;
 use crate::slices::Timestamp;
 
 /// Source name recorded in provenance.
@@ -39,7 +39,7 @@ pub const CATEGORIES: [&str; 7] = [
 ];
 
 /// Loads a metadata snapshot, keeping the papers of the seven categories.
-pub fn load(path: &Path, _opts: &Options) -> Result<Dataset> {
+pub fn load(path: &Path, _opts: &SourceOptions) -> Result<Dataset> {
     let mut timestamps = Vec::new();
     let mut texts = Vec::new();
     let mut labels = Vec::new();

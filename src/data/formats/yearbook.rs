@@ -42,8 +42,8 @@ use std::path::Path;
 use serde_pickle::{HashableValue, Value};
 
 use crate::checksum::sha256_hex;
-use crate::data::DataSource;
-use crate::data::{Dataset, Inputs, Options};
+use crate::data::dataset::{DataSource, Dataset, Inputs};
+use crate::data::options::SourceOptions;
 use crate::slices::Timestamp;
 use crate::{Error, Result};
 
@@ -101,7 +101,7 @@ pub fn area_resize(
 }
 
 /// `(label of F, label of M, class names)` for the `labels` option.
-fn mapping(opts: &Options) -> Result<(u32, u32, Vec<String>)> {
+fn mapping(opts: &SourceOptions) -> Result<(u32, u32, Vec<String>)> {
     Ok(match opts.choice("labels", "f0-m1", &["f0-m1", "m0-f1"])? {
         "f0-m1" => (0, 1, vec!["F".into(), "M".into()]),
         _ => (1, 0, vec!["M".into(), "F".into()]),
@@ -143,7 +143,7 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<Vec<f32>> {
 }
 
 /// Loads the portrait folder (see the module documentation).
-pub fn load_folder(root: &Path, opts: &Options) -> Result<Dataset> {
+pub fn load_folder(root: &Path, opts: &SourceOptions) -> Result<Dataset> {
     let (f_label, m_label, class_names) = mapping(opts)?;
     let mut files = Vec::new();
     for (folder, label) in [("F", f_label), ("M", m_label)] {
@@ -304,7 +304,7 @@ fn get(dict: &Value, key: HashableValue) -> Option<&Value> {
 }
 
 /// Loads Wild-Time's `yearbook.pkl` (see the module documentation).
-pub fn load_pickle(path: &Path, opts: &Options) -> Result<Dataset> {
+pub fn load_pickle(path: &Path, opts: &SourceOptions) -> Result<Dataset> {
     let (f_label, m_label, class_names) = mapping(opts)?;
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let fail = |entry: &str, message: &str| {

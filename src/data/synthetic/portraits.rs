@@ -55,9 +55,10 @@ use std::f64::consts::PI;
 use rand_core::Rng;
 use serde::Serialize;
 
-use super::{Timeline, source, unit};
+use super::generator::{GeneratedYears, source, unit};
 use crate::Result;
-use crate::data::{Dataset, Inputs, Options};
+use crate::data::dataset::{Dataset, Inputs};
+use crate::data::options::SourceOptions;
 use crate::slices::stream;
 
 /// Name of the source.
@@ -74,7 +75,7 @@ const PIXELS: usize = 3 * PLANE;
 pub struct PortraitParams {
     /// Years, rows per year and seed.
     #[serde(flatten)]
-    pub timeline: Timeline,
+    pub timeline: GeneratedYears,
     /// Covariate drift strength in `[0, 1]`.
     pub covariate: f64,
     /// Label drift strength in `[0, 1]`.
@@ -87,9 +88,9 @@ pub struct PortraitParams {
 
 impl PortraitParams {
     /// Reads the options (defaults in the module documentation).
-    pub fn read(opts: &Options) -> Result<Self> {
+    pub fn read(opts: &SourceOptions) -> Result<Self> {
         Ok(PortraitParams {
-            timeline: Timeline::read(opts, 1905, 2013, 200)?,
+            timeline: GeneratedYears::read(opts, 1905, 2013, 200)?,
             covariate: opts.number("covariate", 1.0, 0.0, 1.0)?,
             label: opts.number("label", 1.0, 0.0, 1.0)?,
             concept: opts.number("concept", 1.0, 0.0, 1.0)?,
@@ -137,7 +138,7 @@ impl PortraitParams {
 }
 
 /// The `synthetic-portraits` data set with `opts`.
-pub fn portraits(opts: &Options) -> Result<Dataset> {
+pub fn portraits(opts: &SourceOptions) -> Result<Dataset> {
     PortraitParams::read(opts)?.generate()
 }
 

@@ -53,9 +53,10 @@
 
 use serde::Serialize;
 
-use super::{Timeline, below, source, unit};
+use super::generator::{GeneratedYears, below, source, unit};
 use crate::Result;
-use crate::data::{Dataset, Inputs, Options, States, Targets};
+use crate::data::dataset::{Dataset, Inputs, States, Targets};
+use crate::data::options::SourceOptions;
 use crate::slices::stream;
 
 /// Name of the source.
@@ -97,7 +98,7 @@ pub struct TextParams {
     pub task: TextTask,
     /// Years, rows per year and seed.
     #[serde(flatten)]
-    pub timeline: Timeline,
+    pub timeline: GeneratedYears,
     /// Covariate drift strength in `[0, 1]`.
     pub covariate: f64,
     /// Label drift strength in `[0, 1]`.
@@ -123,14 +124,14 @@ pub struct TextRows {
 
 impl TextParams {
     /// Reads the options (defaults in the module documentation).
-    pub fn read(opts: &Options) -> Result<Self> {
+    pub fn read(opts: &SourceOptions) -> Result<Self> {
         let task = match opts.choice("task", "multi-label", &["multi-label", "rating"])? {
             "rating" => TextTask::Rating,
             _ => TextTask::MultiLabel,
         };
         Ok(TextParams {
             task,
-            timeline: Timeline::read(opts, 2000, 2025, 200)?,
+            timeline: GeneratedYears::read(opts, 2000, 2025, 200)?,
             covariate: opts.number("covariate", 1.0, 0.0, 1.0)?,
             label: opts.number("label", 1.0, 0.0, 1.0)?,
             concept: opts.number("concept", 1.0, 0.0, 1.0)?,
@@ -276,6 +277,6 @@ impl TextParams {
 }
 
 /// The `synthetic-text` data set with `opts`.
-pub fn text(opts: &Options) -> Result<Dataset> {
+pub fn text(opts: &SourceOptions) -> Result<Dataset> {
     TextParams::read(opts)?.generate()
 }
