@@ -29,7 +29,7 @@ use drift::data::{DataSource, Dataset, Inputs, States, Targets};
 use drift::models::{self, InputShape, ModelConfig};
 use drift::slices::Timestamp;
 use drift::train::loss::LossFn;
-use drift::train::{self, DataTensors, Job, Loss, Optimizer, TrainConfig};
+use drift::train::{self, DataTensors, Loss, Optimizer, TrainConfig, TrainJob};
 use tch::Device;
 
 mod common;
@@ -182,7 +182,7 @@ fn measure(key: &str, options: &Options) -> Result<Rates> {
     let tensors = DataTensors::new(&data)?;
     let rows: Vec<usize> = (0..data.rows()).collect();
     let loss = LossFn::new(train_config.loss, &data.targets, &rows, Device::Cpu)?;
-    let job = Job {
+    let job = TrainJob {
         model: key,
         config: &config,
         train: &train_config,

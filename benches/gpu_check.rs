@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use drift::device::{self, DeviceChoice};
 use drift::models::{self, Input, InputShape, ModelConfig};
-use drift::train::{self, Job, loss};
+use drift::train::{self, TrainJob, loss};
 use drift::train::{Loss, Optimizer, TrainConfig};
 use tch::nn::OptimizerConfig;
 use tch::{Device, Kind, Tensor};
@@ -64,7 +64,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             epochs: 1,
             loss: Loss::CrossEntropy,
         };
-        let job = Job {
+        let job = TrainJob {
             model: key,
             config: &config,
             train: &train_config,

@@ -49,7 +49,7 @@ use drift::data::{Inputs, States, Targets};
 use drift::device::DeviceChoice;
 use drift::preset::{ModelSpec, Preset};
 use drift::run::{self, RunOptions};
-use drift::train::{self, Job};
+use drift::train::{self, TrainJob};
 use serde_json::json;
 use tch::{Device, Tensor};
 
@@ -361,7 +361,7 @@ fn export_job(loaded: &drift::preset::LoadedPreset, spec: &ModelSpec, dir: &Path
     for (i, slice) in plan.timeline.slices.iter().enumerate() {
         let rows = preset.regime.training_rows(&plan.splits, i);
         let seed = train::training_seed(0, &spec.key, &slice.label);
-        let job = Job {
+        let job = TrainJob {
             model: &spec.key,
             config: &config,
             train: &spec.train,

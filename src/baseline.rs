@@ -16,7 +16,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::artifacts::{self, CodeVersion, PresetRef, Provenance, RunArtifact};
+use crate::artifacts::{self, CodeVersion, PresetRef, RunArtifact, RunProvenance};
 use crate::data::{Dataset, Targets};
 use crate::eval::{self, Outputs};
 use crate::matrix::Grid;
@@ -170,7 +170,7 @@ pub fn baseline_run(loaded: &LoadedPreset, data: &Dataset, plan: &Plan) -> Resul
     Ok(RunArtifact {
         slices: plan.timeline.labels(),
         grid,
-        provenance: Provenance {
+        provenance: RunProvenance {
             schema: artifacts::SCHEMA,
             preset: PresetRef {
                 name: preset.name.clone(),

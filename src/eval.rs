@@ -4,10 +4,10 @@
 //!
 //! The model runs once per checkpoint over every row of every slice, in batched no-grad
 //! passes in evaluation mode; each cell then picks its rows. How outputs become what a
-//! metric reads: class logits give the argmax class (and, for `macro-auc`, softmax
-//! scores: the positive-class probability for two classes, one-vs-rest otherwise);
-//! multi-label logits are ranked as they are (AUC is invariant to the sigmoid); a
-//! regression output is the prediction itself.
+//! metric reads ([`Metric::reads`]): class logits give the argmax class (and, for a metric
+//! that reads scores, softmax scores: the positive-class probability for two classes,
+//! one-vs-rest otherwise); multi-label logits are ranked as they are (a ranking metric
+//! such as AUC is invariant to the sigmoid); a regression output is the prediction itself.
 //!
 //! [`health`] says whether a checkpoint learned anything: a model that predicts one class
 //! for (almost) every row, or a constant value, scores whatever that constant scores, and
@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::data::Targets;
-use crate::metrics::{Metric, Predictions};
+use crate::metrics::{Metric, Predictions, Reads};
 use crate::slices::{Regime, SliceSplit};
 use crate::{Error, Result};
 
@@ -81,32 +81,17 @@ pub fn score(
     match targets {
         Targets::Classes { classes, labels } => {
             let truth: Vec<u32> = rows.iter().map(|&r| labels[r]).collect();
-            if metric != Metric::MacroAuc {
-                let predicted: Vec<u32> = rows.iter().map(|&r| argmax(outputs.row(r))).collect();
-                return metric.compute(&Predictions::Classes {
-                    labels: &truth,
-                    predicted: &predicted,
-                });
-            }
-            let probs: Vec<Vec<f64>> = rows.iter().map(|&r| softmax(outputs.row(r))).collect();
-            if *classes == 2 {
-                let labels: Vec<bool> = truth.iter().map(|&l| l == 1).collect();
-                let scores: Vec<f64> = probs.iter().map(|p| p[1]).collect();
-                metric.compute(&Predictions::Scores {
-                    labels: &labels,
-                    scores: &scores,
-                })
-            } else {
-                let labels: Vec<bool> = truth
-                    .iter()
-                    .flat_map(|&l| (0..*classes as u32).map(move |c| c == l))
-                    .collect();
-                let scores: Vec<f64> = probs.concat();
-                metric.compute(&Predictions::MultiLabel {
-                    classes: *classes,
-                    labels: &labels,
-                    scores: &scores,
-                })
+            match metric.reads() {
+                // A metric of values cannot be computed from classes: `compute` says so.
+                Reads::Classes | Reads::Values => {
+                    let predicted: Vec<u32> =
+                        rows.iter().map(|&r| argmax(outputs.row(r))).collect();
+                    metric.compute(&Predictions::Classes {
+                        labels: &truth,
+                        predicted: &predicted,
+                    })
+                }
+                Reads::Scores => class_scores(metric, *classes, &truth, outputs, rows),
             }
         }
         Targets::MultiLabel { classes, labels } => {
@@ -132,6 +117,38 @@ pub fn score(
                 predicted: &predicted,
             })
         }
+    }
+}
+
+/// `metric` (one that reads scores) of single-label `rows` with true classes `truth`:
+/// the softmax probability of class 1 for two classes, one-vs-rest over every class
+/// otherwise.
+fn class_scores(
+    metric: Metric,
+    classes: usize,
+    truth: &[u32],
+    outputs: &Outputs,
+    rows: &[usize],
+) -> Result<Option<f64>> {
+    let probs: Vec<Vec<f64>> = rows.iter().map(|&r| softmax(outputs.row(r))).collect();
+    if classes == 2 {
+        let labels: Vec<bool> = truth.iter().map(|&l| l == 1).collect();
+        let scores: Vec<f64> = probs.iter().map(|p| p[1]).collect();
+        metric.compute(&Predictions::Scores {
+            labels: &labels,
+            scores: &scores,
+        })
+    } else {
+        let labels: Vec<bool> = truth
+            .iter()
+            .flat_map(|&l| (0..classes as u32).map(move |c| c == l))
+            .collect();
+        let scores: Vec<f64> = probs.concat();
+        metric.compute(&Predictions::MultiLabel {
+            classes,
+            labels: &labels,
+            scores: &scores,
+        })
     }
 }
 

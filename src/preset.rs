@@ -409,7 +409,8 @@ struct RawModel {
 }
 
 impl RawPreset {
-    /// The checks that span fields, after every field has the right type.
+    /// The checks that span fields, after every field has the right type, one section of
+    /// the file after another (so the first error is the first wrong field in file order).
     fn check(self) -> Result<Preset, String> {
         if self.schema.0 != u64::from(SCHEMA) {
             return Err(format!(
@@ -417,18 +418,50 @@ impl RawPreset {
                 self.schema.0
             ));
         }
-        let data = match (self.data.source, self.data.path) {
+        let data = self.data.spec()?;
+        let slicing = self.slicing.check()?;
+        let split = self.split.config();
+        let regime = self.regime.check()?;
+        let seeds = check_seeds(&self.seeds)?;
+        let base = self.train.check(self.metric)?;
+        let models = check_models(self.models, &base)?;
+        Ok(Preset {
+            schema: SCHEMA,
+            name: self.name.0,
+            description: self.description,
+            data,
+            data_options: self.data.options,
+            slicing,
+            split,
+            downsample: self.split.downsample,
+            max_rows: self.split.max_rows.map(|n| n.0 as usize),
+            regime,
+            seeds,
+            metric: self.metric,
+            models,
+        })
+    }
+}
+
+impl RawData {
+    /// Exactly one of `source` (a known source) and `path` (not empty).
+    fn spec(&self) -> Result<DataSpec, String> {
+        match (&self.source, &self.path) {
             (Some(source), None) => {
                 crate::data::source(&source.0).map_err(|e| format!("data.source: {e}"))?;
-                DataSpec::Source(source.0)
+                Ok(DataSpec::Source(source.0.clone()))
             }
-            (None, Some(path)) if !path.is_empty() => DataSpec::Path(path.into()),
-            (None, Some(_)) => return Err("data.path: must not be empty".into()),
-            _ => return Err("data: give exactly one of source and path".into()),
-        };
+            (None, Some(path)) if !path.is_empty() => Ok(DataSpec::Path(path.into())),
+            (None, Some(_)) => Err("data.path: must not be empty".into()),
+            _ => Err("data: give exactly one of source and path".into()),
+        }
+    }
+}
 
-        let s = self.slicing;
-        let scheme = match (s.scheme, s.edges) {
+impl RawSlicing {
+    /// The scheme with its edges (only for `edges`, increasing), and `end` after `start`.
+    fn check(self) -> Result<SlicingConfig, String> {
+        let scheme = match (self.scheme, self.edges) {
             (SchemeName::Edges, Some(edges)) => {
                 let edges: Vec<Timestamp> = edges.into_iter().map(|d| d.0).collect();
                 if edges.is_empty() {
@@ -454,7 +487,7 @@ impl RawPreset {
             (SchemeName::Quarterly, None) => Scheme::Quarterly,
             (SchemeName::Decade, None) => Scheme::Decade,
         };
-        if let (Some(start), Some(end)) = (s.start, s.end)
+        if let (Some(start), Some(end)) = (self.start, self.end)
             && end.0 <= start.0
         {
             return Err(format!(
@@ -462,32 +495,38 @@ impl RawPreset {
                 end.0, start.0
             ));
         }
-        let slicing = SlicingConfig {
+        Ok(SlicingConfig {
             scheme,
-            start: s.start.map(|d| d.0),
-            end: s.end.map(|d| d.0),
-            min_rows: s.min_rows.map_or(1, |n| n.0 as usize),
-        };
+            start: self.start.map(|d| d.0),
+            end: self.end.map(|d| d.0),
+            min_rows: self.min_rows.map_or(1, |n| n.0 as usize),
+        })
+    }
+}
 
+impl RawSplit {
+    /// The split, with the defaults for what the preset leaves out.
+    fn config(&self) -> SplitConfig {
         let defaults = SplitConfig::default();
-        let split = SplitConfig {
-            train_fraction: self
-                .split
-                .train_fraction
-                .map_or(defaults.train_fraction, |f| f.0),
-            seed: self.split.seed.map_or(defaults.seed, |s| s.0),
-            stratify: match self.split.stratify {
+        SplitConfig {
+            train_fraction: self.train_fraction.map_or(defaults.train_fraction, |f| f.0),
+            seed: self.seed.map_or(defaults.seed, |s| s.0),
+            stratify: match self.stratify {
                 None => defaults.stratify,
                 Some(StratifyName::Auto) => Stratify::Auto,
                 Some(StratifyName::Never) => Stratify::Never,
             },
-        };
+        }
+    }
+}
 
-        let r = &self.regime;
-        if r.kind != RegimeName::SelfLabel {
+impl RawRegime {
+    /// The regime, each option given only to the kind that has it.
+    fn check(&self) -> Result<Regime, String> {
+        if self.kind != RegimeName::SelfLabel {
             for (field, set) in [
-                ("anchor", r.anchor.is_some()),
-                ("accumulate", r.accumulate.is_some()),
+                ("anchor", self.anchor.is_some()),
+                ("accumulate", self.accumulate.is_some()),
             ] {
                 if set {
                     return Err(format!(
@@ -496,7 +535,7 @@ impl RawPreset {
                 }
             }
         }
-        let regime = match (self.regime.kind, self.regime.window) {
+        Ok(match (self.kind, self.window) {
             (RegimeName::Window, Some(w)) => Regime::Window(w.0 as usize),
             (RegimeName::Window, None) => {
                 return Err("regime.window: required when regime.kind = \"window\"".into());
@@ -509,91 +548,94 @@ impl RawPreset {
             (RegimeName::Finetune, None) => Regime::Finetune,
             (RegimeName::FinetuneCumulative, None) => Regime::FinetuneCumulative,
             (RegimeName::SelfLabel, None) => Regime::SelfLabel {
-                anchor: r.anchor.map_or(0, |a| a.0 as usize),
-                accumulate: r.accumulate.unwrap_or(false),
+                anchor: self.anchor.map_or(0, |a| a.0 as usize),
+                accumulate: self.accumulate.unwrap_or(false),
             },
-        };
+        })
+    }
+}
 
-        if self.seeds.is_empty() {
-            return Err("seeds: needs at least one seed".into());
-        }
-        let seeds: Vec<u64> = self.seeds.iter().map(|s| s.0).collect();
-        if let Some(k) = (1..seeds.len()).find(|&k| seeds[..k].contains(&seeds[k])) {
-            return Err(format!("seeds[{k}]: seed {} appears twice", seeds[k]));
-        }
+/// At least one seed, none twice.
+fn check_seeds(seeds: &[NonNegativeInt]) -> Result<Vec<u64>, String> {
+    if seeds.is_empty() {
+        return Err("seeds: needs at least one seed".into());
+    }
+    let seeds: Vec<u64> = seeds.iter().map(|s| s.0).collect();
+    if let Some(k) = (1..seeds.len()).find(|&k| seeds[..k].contains(&seeds[k])) {
+        return Err(format!("seeds[{k}]: seed {} appears twice", seeds[k]));
+    }
+    Ok(seeds)
+}
 
-        let t = self.train;
-        if !t.loss.supports(self.metric) {
+impl RawTrain {
+    /// The training settings every model starts from; the loss must yield what `metric`
+    /// reads.
+    fn check(self, metric: Metric) -> Result<TrainConfig, String> {
+        if !self.loss.supports(metric) {
             return Err(format!(
-                "metric: {} cannot be computed from a model trained with train.loss = {}",
-                self.metric,
-                serde_json::to_value(t.loss).expect("a loss serialises")
+                "metric: {metric} cannot be computed from a model trained with train.loss = {}",
+                serde_json::to_value(self.loss).expect("a loss serialises")
             ));
         }
-        let base = TrainConfig {
-            optimizer: t.optimizer,
-            learning_rate: t.learning_rate.0,
-            weight_decay: t.weight_decay.map_or(0.0, |w| w.0),
-            grad_clip: t.grad_clip.map(|g| g.0),
-            batch_size: t.batch_size.0,
-            epochs: t.epochs.0,
-            loss: t.loss,
-        };
+        Ok(TrainConfig {
+            optimizer: self.optimizer,
+            learning_rate: self.learning_rate.0,
+            weight_decay: self.weight_decay.map_or(0.0, |w| w.0),
+            grad_clip: self.grad_clip.map(|g| g.0),
+            batch_size: self.batch_size.0,
+            epochs: self.epochs.0,
+            loss: self.loss,
+        })
+    }
+}
 
-        if self.models.is_empty() {
-            return Err("models: needs at least one [[models]] entry".into());
+/// At least one model, none twice, each a registry key with `base` and its overrides.
+fn check_models(raw: Vec<RawModel>, base: &TrainConfig) -> Result<Vec<ModelSpec>, String> {
+    if raw.is_empty() {
+        return Err("models: needs at least one [[models]] entry".into());
+    }
+    let mut models: Vec<ModelSpec> = Vec::new();
+    for (k, m) in raw.into_iter().enumerate() {
+        if models.iter().any(|other| other.key == m.key.0) {
+            return Err(format!("models[{k}].key: model {} appears twice", m.key.0));
         }
-        let mut models: Vec<ModelSpec> = Vec::new();
-        for (k, m) in self.models.into_iter().enumerate() {
-            if models.iter().any(|other| other.key == m.key.0) {
-                return Err(format!("models[{k}].key: model {} appears twice", m.key.0));
-            }
-            let info =
-                crate::models::info(&m.key.0).map_err(|e| format!("models[{k}].key: {e}"))?;
-            let family = m.family.map_or_else(|| info.family.to_string(), |f| f.0);
-            let positional_embedding = m.positional_embedding.unwrap_or(false);
-            if positional_embedding && info.family != "transformer" {
-                return Err(format!(
-                    "models[{k}].positional_embedding: only the text Transformers (tx_*) \
-                     have one, not {}",
-                    m.key.0
-                ));
-            }
-            let mut train = base.clone();
-            if let Some(v) = m.learning_rate {
-                train.learning_rate = v.0;
-            }
-            if let Some(v) = m.weight_decay {
-                train.weight_decay = v.0;
-            }
-            if let Some(v) = m.batch_size {
-                train.batch_size = v.0;
-            }
-            if let Some(v) = m.epochs {
-                train.epochs = v.0;
-            }
-            models.push(ModelSpec {
-                key: m.key.0,
-                family,
-                train,
-                positional_embedding,
-            });
-        }
+        models.push(m.check(k, base)?);
+    }
+    Ok(models)
+}
 
-        Ok(Preset {
-            schema: SCHEMA,
-            name: self.name.0,
-            description: self.description,
-            data,
-            data_options: self.data.options,
-            slicing,
-            split,
-            downsample: self.split.downsample,
-            max_rows: self.split.max_rows.map(|n| n.0 as usize),
-            regime,
-            seeds,
-            metric: self.metric,
-            models,
+impl RawModel {
+    /// Model `k` of the preset: its family, its positional embedding (text Transformers
+    /// only) and `base` with its overrides.
+    fn check(self, k: usize, base: &TrainConfig) -> Result<ModelSpec, String> {
+        let info = crate::models::info(&self.key.0).map_err(|e| format!("models[{k}].key: {e}"))?;
+        let family = self.family.map_or_else(|| info.family.to_string(), |f| f.0);
+        let positional_embedding = self.positional_embedding.unwrap_or(false);
+        if positional_embedding && info.family != "transformer" {
+            return Err(format!(
+                "models[{k}].positional_embedding: only the text Transformers (tx_*) \
+                 have one, not {}",
+                self.key.0
+            ));
+        }
+        let mut train = base.clone();
+        if let Some(v) = self.learning_rate {
+            train.learning_rate = v.0;
+        }
+        if let Some(v) = self.weight_decay {
+            train.weight_decay = v.0;
+        }
+        if let Some(v) = self.batch_size {
+            train.batch_size = v.0;
+        }
+        if let Some(v) = self.epochs {
+            train.epochs = v.0;
+        }
+        Ok(ModelSpec {
+            key: self.key.0,
+            family,
+            train,
+            positional_embedding,
         })
     }
 }

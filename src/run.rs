@@ -27,7 +27,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
-use crate::artifacts::{self, CodeVersion, PresetRef, Provenance, RunArtifact, WallTimes};
+use crate::artifacts::{self, CodeVersion, PresetRef, RunArtifact, RunProvenance, WallTimes};
 use crate::baseline;
 use crate::checksum::sha256_hex;
 use crate::data::{Dataset, Inputs};
@@ -38,7 +38,7 @@ use crate::matrix::Grid;
 use crate::models::{self, InputShape, ModelConfig};
 use crate::preset::{LoadedPreset, ModelSpec, Plan};
 use crate::train::checkpoint::{self, CheckpointId};
-use crate::train::{self, DataTensors, Job, loss::LossFn};
+use crate::train::{self, DataTensors, TrainJob, loss::LossFn};
 use crate::{Error, Result};
 
 /// What to run and where.
@@ -251,7 +251,7 @@ impl SeedRun<'_> {
         }
         bar.finish_and_clear();
 
-        let provenance = Provenance {
+        let provenance = RunProvenance {
             schema: artifacts::SCHEMA,
             preset: PresetRef {
                 name: preset.name.clone(),
@@ -318,10 +318,14 @@ impl SeedRun<'_> {
     }
 
     /// A model of the run's kind with the weights of the checkpoint of cutoff `i`.
-    fn load_cutoff(&self, work: &Path, i: usize) -> Result<(train::Built, checkpoint::Loaded)> {
+    fn load_cutoff(
+        &self,
+        work: &Path,
+        i: usize,
+    ) -> Result<(train::BuiltModel, checkpoint::Loaded)> {
         let label = &self.plan.timeline.slices[i].label;
         let id = self.checkpoint_id(label);
-        let job = Job {
+        let job = TrainJob {
             model: &self.spec.key,
             config: self.config,
             train: &self.spec.train,
@@ -381,7 +385,7 @@ impl SeedRun<'_> {
             return Ok((record, times));
         }
 
-        let job = Job {
+        let job = TrainJob {
             model: &self.spec.key,
             config: self.config,
             train: &self.spec.train,

@@ -264,14 +264,14 @@ mod torch {
     use tch::{Kind, Tensor};
 
     use super::{SCHEMA, SaliencyMap};
-    use crate::artifacts::{Provenance, load_run};
+    use crate::artifacts::{RunProvenance, load_run};
     use crate::data::Targets;
     use crate::device;
     use crate::models::{Input, Model};
     use crate::preset::Preset;
     use crate::run::model_config;
     use crate::train::checkpoint::{self, CheckpointId};
-    use crate::train::{self, DataTensors, Job};
+    use crate::train::{self, DataTensors, TrainJob};
     use crate::{Error, Result};
 
     /// The mean normalised saliency `[H, W]` of `images` `[N, C, H, W]` for their
@@ -314,7 +314,7 @@ mod torch {
     /// Computes and saves the saliency map of a request; returns its path.
     pub fn saliency_for_run(request: &Request) -> Result<PathBuf> {
         let run = load_run(&request.run_dir)?;
-        let p: &Provenance = &run.provenance;
+        let p: &RunProvenance = &run.provenance;
         let preset_path = request
             .preset
             .clone()
@@ -384,7 +384,7 @@ mod torch {
             &p.device,
             p.threads,
         );
-        let job = Job {
+        let job = TrainJob {
             model: &p.model,
             config: &config,
             train: &spec.train,

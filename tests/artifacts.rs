@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use drift::artifacts::{
-    Provenance, RunArtifact, WallTimes, find_runs, load_all, load_run, run_dir, write_run,
+    RunArtifact, RunProvenance, WallTimes, find_runs, load_all, load_run, run_dir, write_run,
 };
 use drift::checksum::sha256_hex;
 use drift::{Grid, Metric};
@@ -148,7 +148,7 @@ fn the_files_have_the_documented_layout() {
         })
         .collect();
     assert_eq!(sums, expected);
-    let provenance: Provenance =
+    let provenance: RunProvenance =
         serde_json::from_str(&fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
     assert_eq!(provenance, run("cnn_s", 0).provenance);
 }

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use drift::artifacts::{CodeVersion, PresetRef, Provenance, RunArtifact, WallTimes, write_run};
+use drift::artifacts::{CodeVersion, PresetRef, RunArtifact, RunProvenance, WallTimes, write_run};
 use drift::data::DataSource;
 use drift::saliency::SaliencyMap;
 
@@ -113,7 +113,7 @@ fn write_tiny_run(
     let run = RunArtifact {
         slices,
         grid: drift::Grid::from_rows(&rows).unwrap(),
-        provenance: Provenance {
+        provenance: RunProvenance {
             schema: 1,
             preset: PresetRef {
                 name: preset.into(),

@@ -470,12 +470,12 @@ fn presets_check_reports_good_and_bad_presets() {
 }
 
 fn write_run(root: &Path) -> PathBuf {
-    use drift::artifacts::{CodeVersion, PresetRef, Provenance, RunArtifact, WallTimes};
+    use drift::artifacts::{CodeVersion, PresetRef, RunArtifact, RunProvenance, WallTimes};
     use drift::data::DataSource;
     let run = RunArtifact {
         slices: vec!["2001".into(), "2002".into()],
         grid: drift::Grid::from_rows(&[vec![Some(0.9), Some(0.7)], vec![None, Some(0.8)]]).unwrap(),
-        provenance: Provenance {
+        provenance: RunProvenance {
             schema: 1,
             preset: PresetRef {
                 name: "good".into(),

@@ -3,7 +3,7 @@
 
 use drift::Metric;
 use drift::analysis::wilcoxon;
-use drift::metrics::{Predictions, per_class_auc};
+use drift::metrics::{Predictions, Reads, per_class_auc};
 use serde_json::Value;
 
 fn load(name: &str) -> Vec<Value> {
@@ -44,55 +44,60 @@ fn every_metric_matches_scikit_learn() {
     for (n, case) in cases.iter().enumerate() {
         let metric: Metric = case["metric"].as_str().unwrap().parse().unwrap();
         let (label, score) = (&case["label"], &case["score"]);
-        let got = if metric.is_regression() {
-            let (t, p) = (floats(label), floats(score));
-            metric.compute(&Predictions::Values {
-                targets: &t,
-                predicted: &p,
-            })
-        } else if metric == Metric::MacroAuc && case["form"] == "multilabel" {
-            let rows = label.as_array().unwrap();
-            let c = rows.first().map_or(1, |r| r.as_array().unwrap().len());
-            let labels: Vec<bool> = rows.iter().flat_map(classes).map(|x| x == 1).collect();
-            let scores: Vec<f64> = score.as_array().unwrap().iter().flat_map(floats).collect();
-            if !rows.is_empty() {
-                let per_class = per_class_auc(c, &labels, &scores).unwrap();
-                let want = case["per_class"].as_array().unwrap();
-                assert_eq!(per_class.len(), want.len(), "case {n}");
-                for (k, (g, w)) in per_class.iter().zip(want).enumerate() {
-                    assert!(close(*g, w, 1e-12), "case {n} class {k}: {g:?} vs {w}");
-                }
+        let got = match metric.reads() {
+            Reads::Values => {
+                let (t, p) = (floats(label), floats(score));
+                metric.compute(&Predictions::Values {
+                    targets: &t,
+                    predicted: &p,
+                })
             }
-            metric.compute(&Predictions::MultiLabel {
-                classes: c,
-                labels: &labels,
-                scores: &scores,
-            })
-        } else if metric == Metric::MacroAuc {
-            let labels: Vec<bool> = classes(label).into_iter().map(|x| x == 1).collect();
-            let scores = floats(score);
-            metric.compute(&Predictions::Scores {
-                labels: &labels,
-                scores: &scores,
-            })
-        } else {
-            let (l, p) = (classes(label), classes(score));
-            if metric == Metric::MacroF1 {
-                let per_class = drift::metrics::f1_per_class(&l, &p).unwrap();
-                let want = &case["per_class"];
-                assert_eq!(
-                    per_class.iter().map(|(c, _)| *c).collect::<Vec<_>>(),
-                    classes(&want["labels"]),
-                    "case {n}"
-                );
-                for ((_, g), w) in per_class.iter().zip(floats(&want["values"])) {
-                    assert!((g - w).abs() <= 1e-12, "case {n}: {g} vs {w}");
+            Reads::Scores if case["form"] == "multilabel" => {
+                let rows = label.as_array().unwrap();
+                let c = rows.first().map_or(1, |r| r.as_array().unwrap().len());
+                let labels: Vec<bool> = rows.iter().flat_map(classes).map(|x| x == 1).collect();
+                let scores: Vec<f64> = score.as_array().unwrap().iter().flat_map(floats).collect();
+                if !rows.is_empty() {
+                    let per_class = per_class_auc(c, &labels, &scores).unwrap();
+                    let want = case["per_class"].as_array().unwrap();
+                    assert_eq!(per_class.len(), want.len(), "case {n}");
+                    for (k, (g, w)) in per_class.iter().zip(want).enumerate() {
+                        assert!(close(*g, w, 1e-12), "case {n} class {k}: {g:?} vs {w}");
+                    }
                 }
+                metric.compute(&Predictions::MultiLabel {
+                    classes: c,
+                    labels: &labels,
+                    scores: &scores,
+                })
             }
-            metric.compute(&Predictions::Classes {
-                labels: &l,
-                predicted: &p,
-            })
+            Reads::Scores => {
+                let labels: Vec<bool> = classes(label).into_iter().map(|x| x == 1).collect();
+                let scores = floats(score);
+                metric.compute(&Predictions::Scores {
+                    labels: &labels,
+                    scores: &scores,
+                })
+            }
+            Reads::Classes => {
+                let (l, p) = (classes(label), classes(score));
+                if metric == Metric::MacroF1 {
+                    let per_class = drift::metrics::f1_per_class(&l, &p).unwrap();
+                    let want = &case["per_class"];
+                    assert_eq!(
+                        per_class.iter().map(|(c, _)| *c).collect::<Vec<_>>(),
+                        classes(&want["labels"]),
+                        "case {n}"
+                    );
+                    for ((_, g), w) in per_class.iter().zip(floats(&want["values"])) {
+                        assert!((g - w).abs() <= 1e-12, "case {n}: {g} vs {w}");
+                    }
+                }
+                metric.compute(&Predictions::Classes {
+                    labels: &l,
+                    predicted: &p,
+                })
+            }
         }
         .unwrap_or_else(|e| panic!("case {n} ({metric}): {e}"));
         assert!(

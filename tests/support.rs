@@ -5,14 +5,14 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use drift::Metric;
-use drift::artifacts::{CodeVersion, PresetRef, Provenance};
+use drift::artifacts::{CodeVersion, PresetRef, RunProvenance};
 use drift::data::DataSource;
 use drift::encoders::glove::Glove;
 use serde_json::Value;
 
 /// The provenance of a run of preset `tiny` on the CPU with one thread.
-pub fn provenance(model: &str, seed: u64) -> Provenance {
-    Provenance {
+pub fn provenance(model: &str, seed: u64) -> RunProvenance {
+    RunProvenance {
         schema: 1,
         preset: PresetRef {
             name: "tiny".into(),

@@ -3,7 +3,7 @@
 //! models-listing parser's errors, and byte-identical output across calls and input orders.
 
 use drift::analysis::{StudyAnalysis, StudyModel, default_family, wilcoxon};
-use drift::artifacts::{ModelRuns, Provenance, WallTimes};
+use drift::artifacts::{ModelRuns, RunProvenance, WallTimes};
 use drift::report::tables::{
     Format, ModelListing, Table, bootstrap_table, collapsed_table, compute_table, cutoff_tables,
     family_table, health_table, parse_models_listing, retraining_table, robustness, roster,
@@ -14,8 +14,8 @@ use polars::prelude::{Column, DataFrame};
 
 const E: Option<f64> = None;
 
-fn provenance(model: &str, seed: u64, device: &str) -> Provenance {
-    Provenance {
+fn provenance(model: &str, seed: u64, device: &str) -> RunProvenance {
+    RunProvenance {
         device: device.into(),
         ..crate::support::provenance(model, seed)
     }

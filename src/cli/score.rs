@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use crate::Result;
 use crate::csv_table::CsvTable;
-use crate::metrics::{Metric, Predictions};
+use crate::metrics::{Metric, Predictions, Reads};
 use crate::output::outln;
 
 /// Arguments of `drift score`.
@@ -53,24 +53,24 @@ pub fn score_file(path: &Path, metric: Metric) -> Result<Option<f64>> {
     };
 
     if let (Some(l), Some(s)) = (column("label"), column("score")) {
-        return match metric {
-            m if m.is_regression() => {
+        return match metric.reads() {
+            Reads::Values => {
                 let (targets, predicted) = (numbers(l)?, numbers(s)?);
-                m.compute(&Predictions::Values {
+                metric.compute(&Predictions::Values {
                     targets: &targets,
                     predicted: &predicted,
                 })
             }
-            Metric::MacroAuc => {
+            Reads::Scores => {
                 let (labels, scores) = (binary(l)?, numbers(s)?);
                 metric.compute(&Predictions::Scores {
                     labels: &labels,
                     scores: &scores,
                 })
             }
-            m => {
+            Reads::Classes => {
                 let (labels, predicted) = (classes(l)?, classes(s)?);
-                m.compute(&Predictions::Classes {
+                metric.compute(&Predictions::Classes {
                     labels: &labels,
                     predicted: &predicted,
                 })
@@ -93,11 +93,17 @@ pub fn score_file(path: &Path, metric: Metric) -> Result<Option<f64>> {
             ),
         ));
     }
-    if metric != Metric::MacroAuc {
+    if metric.reads() != Reads::Scores {
+        let scoring: Vec<&str> = Metric::ALL
+            .iter()
+            .filter(|m| m.reads() == Reads::Scores)
+            .map(|m| m.name())
+            .collect();
         return Err(err(
             1,
             format!(
-                "label_<c>,score_<c> columns are multi-label data, which only macro-auc uses, not {metric}"
+                "label_<c>,score_<c> columns are multi-label data, which only {} uses, not {metric}",
+                scoring.join(", ")
             ),
         ));
     }

@@ -1,7 +1,7 @@
 //! ROC AUC with ties counted as one half (as scikit-learn's `roc_auc_score`), per class
 //! and macro-averaged over the classes where it is defined.
 
-use super::{check_finite, check_len, sort_key};
+use super::check::{check_finite, check_len};
 use crate::{Error, Result};
 
 /// ROC AUC of `scores` for binary `labels`: the probability that a random positive scores
@@ -64,6 +64,18 @@ pub fn per_class_auc(classes: usize, labels: &[bool], scores: &[f64]) -> Result<
             roc_auc(&column_labels, &column_scores)
         })
         .collect()
+}
+
+/// A key whose unsigned order is the numeric order of a finite `v`, with `-0.0` and `0.0`
+/// equal (as `==` has them): sorting plain `u64` keys is faster than comparing floats.
+pub(crate) fn sort_key(v: f64) -> u64 {
+    // Adding 0.0 turns -0.0 into 0.0 and leaves every other value as it is.
+    let bits = (v + 0.0).to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    }
 }
 
 /// Mean of [`per_class_auc`] over the classes where it is defined; `None` if none is.

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::check_len;
+use super::check::check_len;
 use crate::{Error, Result};
 
 /// Per-class counts: true positives, false positives, false negatives.

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{check_finite, check_len};
+use super::check::{check_finite, check_len};
 use crate::Result;
 
 fn checked(targets: &[f64], predicted: &[f64]) -> Result<bool> {

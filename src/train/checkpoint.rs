@@ -70,7 +70,7 @@ impl CheckpointId {
             model: model.into(),
             seed,
             cutoff: cutoff.into(),
-            training_seed: super::training_seed(seed, model, cutoff),
+            training_seed: super::seeds::training_seed(seed, model, cutoff),
             device: device.into(),
             threads,
         }

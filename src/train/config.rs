@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::data::Task;
-use crate::metrics::Metric;
+use crate::metrics::{Metric, Reads};
 
 /// The optimiser.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,12 +38,14 @@ impl Loss {
         }
     }
 
-    /// Whether a model trained with this loss yields what `metric` is computed from.
+    /// Whether a model trained with this loss yields what `metric` is computed from
+    /// ([`Metric::reads`]): class logits give classes and scores, multi-label logits only
+    /// scores, a regression output only values.
     pub fn supports(self, metric: Metric) -> bool {
-        match self {
-            Loss::CrossEntropy => !metric.is_regression(),
-            Loss::WeightedBce => metric == Metric::MacroAuc,
-            Loss::WeightedMse => metric.is_regression(),
+        match metric.reads() {
+            Reads::Classes => self == Loss::CrossEntropy,
+            Reads::Scores => matches!(self, Loss::CrossEntropy | Loss::WeightedBce),
+            Reads::Values => self == Loss::WeightedMse,
         }
     }
 }

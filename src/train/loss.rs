@@ -14,7 +14,7 @@
 
 use tch::{Kind, Reduction, Tensor};
 
-use super::Loss;
+use super::config::Loss;
 use crate::data::Targets;
 use crate::{Error, Result};
 

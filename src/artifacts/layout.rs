@@ -1,0 +1,107 @@
+//! The layout of a run folder: its file names, its path under the artifact root, and the
+//! canonical bytes of `matrix.json`, `matrix.csv` and `health.json`. Writing produces
+//! these bytes and loading demands them, so both read them from here.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::record::RunArtifact;
+use crate::eval::{COLLAPSE_RULE, Health};
+use crate::metrics::{Direction, Metric};
+use crate::{Error, Result};
+
+pub(super) const MATRIX_JSON: &str = "matrix.json";
+pub(super) const MATRIX_CSV: &str = "matrix.csv";
+pub(super) const RUN_JSON: &str = "run.json";
+pub(super) const TIMING_JSON: &str = "timing.json";
+pub(super) const HEALTH_JSON: &str = "health.json";
+pub(super) const CSV_HEADER: &str = "train_slice,eval_slice,metric,value";
+
+/// `health.json`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct HealthFile {
+    pub(super) schema: u32,
+    /// The rule, in words, so the file explains itself.
+    pub(super) collapsed_when: String,
+    pub(super) cutoffs: Vec<Health>,
+}
+
+/// `matrix.json`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct MatrixFile {
+    pub(super) schema: u32,
+    pub(super) preset: String,
+    pub(super) model: String,
+    pub(super) seed: u64,
+    pub(super) metric: Metric,
+    pub(super) direction: Direction,
+    pub(super) slices: Vec<String>,
+    pub(super) cells: Vec<Vec<Option<f64>>>,
+}
+
+/// The folder of one run under `root`.
+pub fn run_dir(root: &Path, preset: &str, model: &str, seed: u64) -> PathBuf {
+    root.join(preset).join(model).join(format!("seed-{seed}"))
+}
+
+pub(super) fn json_line<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).expect("artifact values serialise")
+}
+
+impl RunArtifact {
+    pub(super) fn matrix_json(&self) -> String {
+        let p = &self.provenance;
+        let rows: Vec<String> = self
+            .grid
+            .rows()
+            .map(|r| format!("    {}", json_line(&r)))
+            .collect();
+        format!(
+            "{{\n  \"schema\": {},\n  \"preset\": {},\n  \"model\": {},\n  \"seed\": {},\n  \
+             \"metric\": {},\n  \"direction\": {},\n  \"slices\": {},\n  \"cells\": [\n{}\n  ]\n}}\n",
+            p.schema,
+            json_line(&p.preset.name),
+            json_line(&p.model),
+            p.seed,
+            json_line(&p.metric),
+            json_line(&p.metric.direction()),
+            json_line(&self.slices),
+            rows.join(",\n"),
+        )
+    }
+
+    pub(super) fn health_json(&self) -> Option<String> {
+        let cutoffs = self.health.as_ref()?;
+        let lines: Vec<String> = cutoffs
+            .iter()
+            .map(|h| format!("    {}", json_line(h)))
+            .collect();
+        Some(format!(
+            "{{\n  \"schema\": {},\n  \"collapsed_when\": {},\n  \"cutoffs\": [\n{}\n  ]\n}}\n",
+            self.provenance.schema,
+            json_line(&COLLAPSE_RULE),
+            lines.join(",\n"),
+        ))
+    }
+
+    pub(super) fn matrix_csv(&self) -> Result<String> {
+        let mut csv = csv::Writer::from_writer(Vec::new());
+        let io = |e: csv::Error| Error::Invalid(format!("writing {MATRIX_CSV}: {e}"));
+        csv.write_record(CSV_HEADER.split(',')).map_err(io)?;
+        let metric = self.provenance.metric.name();
+        for (i, row) in self.grid.rows().enumerate() {
+            for (j, value) in row.iter().enumerate() {
+                let value = value.map_or(String::new(), |v| v.to_string());
+                csv.write_record([&self.slices[i], &self.slices[j], metric, &value])
+                    .map_err(io)?;
+            }
+        }
+        let bytes = csv
+            .into_inner()
+            .map_err(|e| Error::Invalid(e.to_string()))?;
+        Ok(String::from_utf8(bytes).expect("CSV of UTF-8 fields is UTF-8"))
+    }
+}

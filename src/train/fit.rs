@@ -1,0 +1,122 @@
+//! Training one model: [`build`] makes it from a [`TrainJob`] with the job's seed, and
+//! [`train`] runs the fixed epochs of mini-batch steps (seeded batch order, optional
+//! gradient clipping), stopping on a non-finite loss.
+
+use tch::nn::{self, OptimizerConfig, VarStore};
+
+use super::checkpoint::{self, CheckpointId};
+use super::config::{Optimizer, TrainConfig};
+use super::loss::LossFn;
+use super::seeds::epoch_order;
+use super::tensors::{DataTensors, index};
+use crate::models::{self, Model, ModelConfig};
+use crate::{Error, Result};
+
+/// What one cutoff trains.
+#[derive(Clone, Copy, Debug)]
+pub struct TrainJob<'a> {
+    /// Registry key of the model.
+    pub model: &'a str,
+    /// Its shapes.
+    pub config: &'a ModelConfig,
+    /// Optimiser, batches, epochs and loss.
+    pub train: &'a TrainConfig,
+    /// Data-set rows to train on.
+    pub rows: &'a [usize],
+    /// The cutoff's [`super::seeds::training_seed`].
+    pub training_seed: u32,
+    /// Where to train.
+    pub device: tch::Device,
+}
+
+/// A model and the store that owns its variables.
+#[derive(Debug)]
+pub struct BuiltModel {
+    /// The variables (what a checkpoint saves).
+    pub vs: VarStore,
+    /// The model.
+    pub model: Box<dyn Model>,
+}
+
+/// One optimisation step, for progress reports.
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    /// Epoch, from 1.
+    pub epoch: u64,
+    /// Rows in this batch.
+    pub rows: usize,
+    /// The batch's loss.
+    pub loss: f64,
+}
+
+/// Builds the model of a job with the job's seed (its initial weights).
+pub fn build(job: &TrainJob) -> Result<BuiltModel> {
+    tch::manual_seed(i64::from(job.training_seed));
+    let vs = VarStore::new(job.device);
+    let model = models::build(job.model, &vs.root(), job.config)?;
+    Ok(BuiltModel { vs, model })
+}
+
+/// Trains a model for `job`, fresh or (with `init`) starting from the weights of the
+/// checkpoint at that path made for that id, calling `on_step` after every step, and
+/// returns it with its final loss: the mean batch loss of the last epoch, each batch
+/// weighted by its rows. The optimiser starts afresh either way. A NaN or infinite
+/// loss stops training with an error naming the epoch and batch.
+pub fn train(
+    job: &TrainJob,
+    init: Option<(&std::path::Path, &CheckpointId)>,
+    data: &DataTensors,
+    loss: &LossFn,
+    mut on_step: impl FnMut(Step),
+) -> Result<(BuiltModel, f64)> {
+    let built = build(job)?;
+    if let Some((path, id)) = init {
+        checkpoint::load(&built.vs, id, path)?;
+    }
+    if job.rows.is_empty() {
+        return Err(Error::Invalid("no training rows".into()));
+    }
+    let t = job.train;
+    let mut opt = match t.optimizer {
+        Optimizer::Adam => nn::Adam::default()
+            .wd(t.weight_decay)
+            .build(&built.vs, t.learning_rate),
+        Optimizer::Adamw => nn::AdamW::default()
+            .wd(t.weight_decay)
+            .build(&built.vs, t.learning_rate),
+    }
+    .map_err(|e| Error::Invalid(format!("building the optimiser: {e}")))?;
+    let mut last_epoch = (0.0, 0usize);
+    for epoch in 1..=t.epochs {
+        last_epoch = (0.0, 0);
+        let order = epoch_order(job.rows, job.training_seed, epoch);
+        for (b, rows) in order.chunks(t.batch_size as usize).enumerate() {
+            let input = data.input(rows, job.device);
+            let targets = data.targets(rows, job.device);
+            let outputs = built.model.forward_t(&input, true);
+            let value = loss.compute(&outputs, &targets, &index(rows).to_device(job.device));
+            let scalar = f64::try_from(&value)
+                .map_err(|e| Error::Invalid(format!("reading the loss: {e}")))?;
+            if !scalar.is_finite() {
+                return Err(Error::Invalid(format!(
+                    "the loss became {scalar} at epoch {epoch}, batch {}",
+                    b + 1
+                )));
+            }
+            opt.zero_grad();
+            value.backward();
+            if let Some(max) = t.grad_clip {
+                opt.clip_grad_norm(max);
+            }
+            opt.step();
+            last_epoch.0 += scalar * rows.len() as f64;
+            last_epoch.1 += rows.len();
+            on_step(Step {
+                epoch,
+                rows: rows.len(),
+                loss: scalar,
+            });
+        }
+    }
+    Ok((built, last_epoch.0 / last_epoch.1.max(1) as f64))
+}
