@@ -8,7 +8,7 @@ use std::path::Path;
 
 use drift::checksum::sha256_hex;
 use drift::report::manifest::{
-    Change, Difference, InputChange, Inputs, Kind, Manifest, Reason, check, files_under,
+    Change, Difference, InputChange, InputHashes, Kind, Manifest, Reason, check, files_under,
     hash_files, input_key, strays, verify,
 };
 
@@ -16,7 +16,7 @@ const DIRS: &[&str] = &["figures", "tables", "paper"];
 const MATRIX: &str = "results/smoke/cnn_s/seed-0/matrix.json";
 const PRESET: &str = "presets/smoke.toml";
 
-fn inputs(pairs: &[(&str, &str)]) -> Inputs {
+fn inputs(pairs: &[(&str, &str)]) -> InputHashes {
     pairs
         .iter()
         .map(|(p, text)| (p.to_string(), sha256_hex(text.as_bytes())))
@@ -24,7 +24,7 @@ fn inputs(pairs: &[(&str, &str)]) -> Inputs {
 }
 
 /// The outputs of a small build: (path, bytes, inputs), deliberately unsorted.
-fn outputs() -> Vec<(&'static str, &'static str, Inputs)> {
+fn outputs() -> Vec<(&'static str, &'static str, InputHashes)> {
     vec![
         (
             "tables/smoke/robustness.typ",
@@ -45,7 +45,7 @@ fn outputs() -> Vec<(&'static str, &'static str, Inputs)> {
     ]
 }
 
-fn manifest(outputs: &[(&str, &str, Inputs)]) -> Manifest {
+fn manifest(outputs: &[(&str, &str, InputHashes)]) -> Manifest {
     let mut m = Manifest::new();
     for (path, bytes, inputs) in outputs {
         m.add(path, bytes.as_bytes(), inputs.clone()).unwrap();
@@ -289,7 +289,7 @@ fn freshness() {
             .is_fresh(root, path, &inputs(&[(MATRIX, "m0"), (PRESET, "p")]))
             .unwrap()
     );
-    assert!(!committed.is_fresh(root, path, &Inputs::new()).unwrap());
+    assert!(!committed.is_fresh(root, path, &InputHashes::new()).unwrap());
     // Not in the manifest.
     assert!(!committed.is_fresh(root, "figures/new.svg", &same).unwrap());
     // The file on disk was modified, or is gone.
@@ -430,18 +430,20 @@ fn malformed_inputs_json_is_named() {
 #[test]
 fn invalid_outputs_are_refused() {
     let mut m = Manifest::new();
-    m.add("figures/a.svg", b"x", Inputs::new()).unwrap();
-    let error = m.add("figures/a.svg", b"y", Inputs::new()).unwrap_err();
+    m.add("figures/a.svg", b"x", InputHashes::new()).unwrap();
+    let error = m
+        .add("figures/a.svg", b"y", InputHashes::new())
+        .unwrap_err();
     assert_eq!(
         error.to_string(),
         "manifest output \"figures/a.svg\": added twice"
     );
     let error = m
-        .add("checksums/SHA256SUMS", b"y", Inputs::new())
+        .add("checksums/SHA256SUMS", b"y", InputHashes::new())
         .unwrap_err();
     assert!(error.to_string().contains("holds no output"), "{error}");
     let error = m
-        .add_hashed("figures/b.svg", "x".into(), Inputs::new())
+        .add_hashed("figures/b.svg", "x".into(), InputHashes::new())
         .unwrap_err();
     assert!(
         error.to_string().contains("not 64 lower-case hex"),

@@ -48,7 +48,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{ModelAnalysis, Robustness, Spread, StudyAnalysis, TemporalScore};
-use crate::report::study::Study;
+use crate::report::study::LoadedStudy;
 use crate::{Error, Result};
 
 /// The claims file, relative to the repository root.
@@ -244,7 +244,7 @@ pub struct Value {
 
 /// A claim with its values and verdict.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Outcome {
+pub struct ClaimOutcome {
     /// The claim.
     pub claim: Claim,
     /// One per quantity, in order.
@@ -313,13 +313,13 @@ pub fn read(path: &Path) -> Result<Vec<Claim>> {
 
 /// Evaluates every claim over `studies`. A claim naming a study, model, family or
 /// statistic that is not there is an error (a mistake in the file, not a finding).
-pub fn evaluate(claims: &[Claim], studies: &[Study]) -> Result<Vec<Outcome>> {
+pub fn evaluate(claims: &[Claim], studies: &[LoadedStudy]) -> Result<Vec<ClaimOutcome>> {
     claims.iter().map(|c| evaluate_one(c, studies)).collect()
 }
 
 /// The claims that do not hold, as one error naming each with its numbers; `Ok` when all
 /// hold.
-pub fn require(outcomes: &[Outcome]) -> Result<()> {
+pub fn require(outcomes: &[ClaimOutcome]) -> Result<()> {
     let failed: Vec<String> = outcomes
         .iter()
         .filter(|o| !o.holds)
@@ -342,7 +342,7 @@ pub fn require(outcomes: &[Outcome]) -> Result<()> {
     }
 }
 
-fn evaluate_one(claim: &Claim, studies: &[Study]) -> Result<Outcome> {
+fn evaluate_one(claim: &Claim, studies: &[LoadedStudy]) -> Result<ClaimOutcome> {
     let in_claim = |e: String| Error::Invalid(format!("{CLAIMS}: claim {:?}: {e}", claim.name));
     let values: Vec<Value> = claim
         .quantities
@@ -454,7 +454,7 @@ fn evaluate_one(claim: &Claim, studies: &[Study]) -> Result<Outcome> {
             )
         }
     };
-    Ok(Outcome {
+    Ok(ClaimOutcome {
         claim: claim.clone(),
         values,
         holds,
@@ -462,7 +462,7 @@ fn evaluate_one(claim: &Claim, studies: &[Study]) -> Result<Outcome> {
     })
 }
 
-fn value(q: &Quantity, studies: &[Study]) -> std::result::Result<Value, String> {
+fn value(q: &Quantity, studies: &[LoadedStudy]) -> std::result::Result<Value, String> {
     let study = studies
         .iter()
         .find(|s| s.spec.name == q.study)

@@ -4,17 +4,22 @@
 //!
 //! Stages, in order: load the studies' artifacts (checked by [`crate::artifacts`]), run
 //! the analyses, render [`figures`], build tables, fill and compile the paper, and compare
-//! every output with the [`manifest`].
+//! every output with the [`manifest`]. Each output is an output job (`jobs`) written
+//! under the output folders of [`layout`] (`figures/`, `report/build/`).
+//!
+//! This module is the driver (`Args`, `run`): it uses the modules below it and none of
+//! them uses it.
 //!
 //! The figures, the manifest and the study loader build without the `paper` feature (the
 //! notebooks use them); the tables, the paper and `build-report` need it.
 
-#[cfg(feature = "paper")]
-pub mod build;
 pub mod claims;
 #[cfg(feature = "paper")]
 pub mod explain;
 pub mod figures;
+#[cfg(feature = "paper")]
+pub mod jobs;
+pub mod layout;
 pub mod manifest;
 #[cfg(feature = "paper")]
 pub mod paper;
@@ -93,23 +98,23 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         };
     }
     // Nothing is read from or written to outside the tree through a symbolic link.
-    for dir in [build::RESULTS, manifest::DIR]
+    for dir in [layout::RESULTS, manifest::DIR]
         .into_iter()
-        .chain(build::OUTPUT_DIRS)
+        .chain(layout::OUTPUT_DIRS)
     {
         crate::files::inside(root, &root.join(dir))?;
     }
     // A build killed mid-write leaves `.<name>.tmp-<pid>` files beside its outputs; a
     // build clears them (`--check` writes nothing).
     if !args.check {
-        for dir in build::OUTPUT_DIRS.into_iter().chain([manifest::DIR]) {
+        for dir in layout::OUTPUT_DIRS.into_iter().chain([manifest::DIR]) {
             crate::files::remove_dead_temporaries(&root.join(dir))?;
         }
     }
     if args.check {
         stage("checking outputs on disk against checksums/");
         let committed = Manifest::read(root)?;
-        let mut differences = manifest::check(root, &committed, &build::OUTPUT_DIRS)?;
+        let mut differences = manifest::check(root, &committed, &layout::OUTPUT_DIRS)?;
         differences.extend(manifest::check_input_files(root, &committed)?);
         return Ok(report_differences(&differences, committed.len()));
     }
@@ -122,37 +127,43 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let before = if args.update {
         Vec::new()
     } else {
-        manifest::check(root, &committed, &build::OUTPUT_DIRS)?
+        manifest::check(root, &committed, &layout::OUTPUT_DIRS)?
     };
     stage("loading studies");
     // No run may rewrite its folder while the build reads it (released at the end).
-    let _runs = crate::artifacts::hold_runs(&root.join(build::RESULTS))?;
-    let specs = study::read_specs(&root.join(build::STUDIES))?;
-    let studies = study::load(root, build::RESULTS, &specs)?;
+    let _runs = crate::artifacts::hold_runs(&root.join(layout::RESULTS))?;
+    let specs = study::read_specs(&root.join(layout::STUDIES))?;
+    let studies = study::load(root, layout::RESULTS, &specs)?;
     stage("checking the findings' claims");
     let outcomes = claims::evaluate(&claims::read(&root.join(claims::CLAIMS))?, &studies)?;
     claims::require(&outcomes)?;
-    let hashed = build::Hashed::new(root, &studies)?;
+    let hashed = jobs::Hashed::new(root, &studies)?;
     stage("planning figures and tables");
-    let mut jobs = build::figure_jobs(&studies, &hashed)?;
-    let (table_jobs, tables, html) = build::table_jobs(root, &studies, &hashed)?;
+    let mut jobs = jobs::figure_jobs(&studies, &hashed)?;
+    let (table_jobs, tables, html) = jobs::table_jobs(root, &studies, &hashed)?;
     jobs.extend(table_jobs);
-    jobs.extend(build::site_jobs(&studies, html, &hashed));
-    jobs.extend(build::paper_table_jobs(&studies, &outcomes, &hashed)?);
-    let mut built = build::Built::default();
+    jobs.extend(jobs::site_jobs(&studies, html, &hashed));
+    jobs.extend(jobs::paper_table_jobs(&studies, &outcomes, &hashed)?);
+    let mut built = jobs::BuiltOutputs::default();
     stage(&format!("rendering {} figures and tables", jobs.len()));
-    build::run_jobs(root, &jobs, &committed, args.force, &mut built)?;
+    jobs::run_jobs(root, &jobs, &committed, args.force, &mut built)?;
     let all_inputs = hashed.all();
     // The proof the PDF attaches lists every output rendered so far: all but the paper's.
-    let proof = proof::build(root, build::RESULTS, &studies, &built.manifest, &all_inputs)?;
-    let mut context = build::paper_context(root, &studies, &tables, &outcomes)?;
-    context["provenance"] = build::provenance_context(&proof.provenance);
+    let proof = proof::build(
+        root,
+        layout::RESULTS,
+        &studies,
+        &built.manifest,
+        &all_inputs,
+    )?;
+    let mut context = paper::paper_context(root, &studies, &tables, &outcomes)?;
+    context["provenance"] = paper::provenance_context(&proof.provenance);
     // The proof files, the source, then the PDF compiled from them.
-    let mut paper = build::proof_jobs(proof, &all_inputs);
-    paper.extend(build::paper_jobs(root, context, all_inputs)?);
+    let mut paper = jobs::proof_jobs(proof, &all_inputs);
+    paper.extend(jobs::paper_jobs(root, context, all_inputs)?);
     stage("filling and compiling the paper");
     for job in paper.chunks(1) {
-        build::run_jobs(root, job, &committed, args.force, &mut built)?;
+        jobs::run_jobs(root, job, &committed, args.force, &mut built)?;
     }
     errln!(
         "build-report: {} rendered, {} unchanged",
@@ -162,7 +173,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let mut differences = before;
     differences.extend(manifest::strays(
         root,
-        &build::OUTPUT_DIRS,
+        &layout::OUTPUT_DIRS,
         &built.manifest,
     )?);
     if args.update {

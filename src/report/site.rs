@@ -18,7 +18,7 @@ use crate::format::html_escape;
 use crate::matrix::Grid;
 use crate::metrics::Metric;
 use crate::report::figures::colors;
-use crate::report::study::Study;
+use crate::report::study::LoadedStudy;
 use crate::report::tables::Table;
 
 /// The gallery's folder, relative to the report root.
@@ -48,7 +48,7 @@ pub fn study_file(name: &str) -> String {
 }
 
 /// The navigation bar: the index, then every study.
-fn nav(studies: &[Study]) -> String {
+fn nav(studies: &[LoadedStudy]) -> String {
     let mut out = String::from("<a href=\"index.html\">Index</a>");
     for s in studies {
         out.push_str(&format!(
@@ -61,7 +61,7 @@ fn nav(studies: &[Study]) -> String {
 }
 
 /// `index.html`: every study with its models, seeds and slices, linked to its page.
-pub fn index_page(studies: &[Study]) -> String {
+pub fn index_page(studies: &[LoadedStudy]) -> String {
     let mut body = String::from(
         "<h1>Drift matrices</h1>\n<p>One page per study of the paper (<a href=\"../paper.pdf\">\
          paper.pdf</a>): every model's seed-mean drift matrix and its deviation from the \
@@ -91,7 +91,7 @@ pub fn index_page(studies: &[Study]) -> String {
 
 /// The page of `studies[at]`: every model's matrices, then `tables` (HTML, as
 /// [`crate::report::tables::to_html`] writes them).
-pub fn study_page(studies: &[Study], at: usize, tables: &[String]) -> String {
+pub fn study_page(studies: &[LoadedStudy], at: usize, tables: &[String]) -> String {
     let study = &studies[at];
     let a = &study.analysis;
     let metric = a.metric;

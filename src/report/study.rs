@@ -97,7 +97,7 @@ pub enum Collapsed {
 /// A study with its runs, one entry per (preset, model), every seed combined, and their
 /// analyses.
 #[derive(Clone, Debug)]
-pub struct Study {
+pub struct LoadedStudy {
     /// The configuration.
     pub spec: StudySpec,
     /// The runs, ordered by preset (as configured) then model key; each run's `model` is
@@ -242,7 +242,7 @@ pub fn read_studies(path: &Path) -> Result<StudiesFile> {
 
 /// Loads every study's runs from `<root>/<results>`: each run through the checked artifact
 /// loader; a configured preset without runs is an error.
-pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Study>> {
+pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<LoadedStudy>> {
     let all = artifacts::load_all(&root.join(results))?;
     specs
         .iter()
@@ -331,7 +331,7 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Study
                     loaded.push(p.clone());
                 }
             }
-            Ok(Study {
+            Ok(LoadedStudy {
                 spec: spec.clone(),
                 runs,
                 analysis,
@@ -341,6 +341,25 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Study
                 presets: loaded,
             })
         })
+        .collect()
+}
+
+/// The groups of the studies (`group` in `report/studies.toml`), sorted.
+pub fn groups(studies: &[LoadedStudy]) -> Vec<String> {
+    let mut groups: Vec<String> = studies
+        .iter()
+        .filter_map(|s| s.spec.group.clone())
+        .collect();
+    groups.sort();
+    groups.dedup();
+    groups
+}
+
+/// The studies of `group`, in study order.
+pub fn group_members<'a>(studies: &'a [LoadedStudy], group: &str) -> Vec<&'a LoadedStudy> {
+    studies
+        .iter()
+        .filter(|s| s.spec.group.as_deref() == Some(group))
         .collect()
 }
 

@@ -814,7 +814,7 @@ pub fn cutoffs_done(dir: &Path) -> usize {
 /// Whether the outputs on disk match the committed manifest (`build-report --check`).
 #[cfg(feature = "paper")]
 fn report_state() -> State {
-    use crate::report::{build::OUTPUT_DIRS, manifest};
+    use crate::report::{layout::OUTPUT_DIRS, manifest};
     let root = Path::new(".");
     match manifest::Manifest::read(root).and_then(|m| manifest::check(root, &m, &OUTPUT_DIRS)) {
         Ok(d) if d.is_empty() => State::Done,

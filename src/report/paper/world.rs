@@ -11,7 +11,7 @@ use typst::text::{Font, FontBook};
 use typst::utils::LazyHash;
 use typst::{Library, LibraryExt, World};
 
-use super::paper_date;
+use super::date::paper_date;
 use crate::{Error, Result};
 
 /// A Typst [`World`] over one report root: the only I/O of a Typst compile.
@@ -161,7 +161,7 @@ impl World for PaperWorld {
         self.fonts.get(index).cloned()
     }
 
-    /// Always [`super::PAPER_DATE`], whatever the offset: the paper never sees the clock.
+    /// Always [`super::date::PAPER_DATE`], whatever the offset: the paper never sees the clock.
     fn today(&self, _offset: Option<Duration>) -> Option<Datetime> {
         Some(paper_date())
     }

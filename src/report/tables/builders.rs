@@ -940,7 +940,7 @@ pub fn bootstrap_table(study: &StudyAnalysis) -> Result<Table> {
 /// The findings' claims ([`crate::report::claims`]): name, the sentence it backs, the
 /// check, each quantity's value on the paper's scale (with its p-value for a score), and
 /// the verdict. One table for the whole paper.
-pub fn claims_table(outcomes: &[crate::report::claims::Outcome]) -> Result<Table> {
+pub fn claims_table(outcomes: &[crate::report::claims::ClaimOutcome]) -> Result<Table> {
     let name = "claims";
     let values: Vec<String> = outcomes
         .iter()
@@ -962,7 +962,7 @@ pub fn claims_table(outcomes: &[crate::report::claims::Outcome]) -> Result<Table
                 .join("; ")
         })
         .collect();
-    let check = |o: &crate::report::claims::Outcome| {
+    let check = |o: &crate::report::claims::ClaimOutcome| {
         let c = &o.claim;
         match c.check {
             crate::report::claims::Check::Largest | crate::report::claims::Check::Smallest

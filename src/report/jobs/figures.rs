@@ -3,7 +3,8 @@
 //! Adding a figure: its renderer under `report/figures/`, a function here, and its line in
 //! [`FAMILIES`].
 
-use super::{Hashed, Job, svg};
+use super::hashed::Hashed;
+use super::job::OutputJob;
 use crate::analysis::{SCORES, StudyAnalysis};
 use crate::matrix::Grid;
 use crate::metrics::Metric;
@@ -11,9 +12,14 @@ use crate::report::figures::{
     self, Curve, CurveOptions, EffectsRow, HeatmapOptions, Panel, RankingOptions, SaliencyGrid,
     Scale,
 };
-use crate::report::manifest::Inputs;
-use crate::report::study::Study;
+use crate::report::manifest::InputHashes;
+use crate::report::study::LoadedStudy;
 use crate::{Error, Result};
+
+/// An SVG renderer's text as the output's bytes.
+fn svg(text: Result<String>) -> Result<Vec<u8>> {
+    text.map(String::into_bytes)
+}
 
 /// `grid` on the display scale `factor` (×100 for metrics in `[0, 1]`), as the tables
 /// show it.
@@ -24,11 +30,11 @@ fn shown(grid: &Grid, factor: f64) -> Grid {
 /// What the figures of one study read.
 pub struct StudyFigures<'a> {
     /// The study; its figures go to `figures/<its name>/`.
-    study: &'a Study,
+    study: &'a LoadedStudy,
     /// Its analyses.
     analysis: &'a StudyAnalysis,
     /// The inputs of every figure of the study (its artifact files and the code).
-    inputs: Inputs,
+    inputs: InputHashes,
     metric: Metric,
     /// The display scale of its values ([`Metric::display_scale`]).
     factor: f64,
@@ -37,7 +43,7 @@ pub struct StudyFigures<'a> {
 }
 
 impl<'a> StudyFigures<'a> {
-    fn new(study: &'a Study, inputs: Inputs) -> Result<Self> {
+    fn new(study: &'a LoadedStudy, inputs: InputHashes) -> Result<Self> {
         let analysis = &study.analysis;
         let factor = analysis.metric.display_scale();
         let means: Vec<Grid> = analysis
@@ -63,8 +69,12 @@ impl<'a> StudyFigures<'a> {
     }
 
     /// A job for `figures/<study>/<file>.svg`.
-    fn job(&self, file: &str, render: impl Fn() -> Result<String> + Send + Sync + 'static) -> Job {
-        Job::new(
+    fn job(
+        &self,
+        file: &str,
+        render: impl Fn() -> Result<String> + Send + Sync + 'static,
+    ) -> OutputJob {
+        OutputJob::new(
             format!("figures/{}/{file}.svg", self.study.spec.name),
             self.inputs.clone(),
             move || svg(render()),
@@ -73,7 +83,7 @@ impl<'a> StudyFigures<'a> {
 }
 
 /// A figure family: the jobs of one kind of figure for one study.
-type Family = fn(&StudyFigures) -> Result<Vec<Job>>;
+type Family = fn(&StudyFigures) -> Result<Vec<OutputJob>>;
 
 /// Every figure family of a study, in the order the jobs are planned.
 const FAMILIES: &[Family] = &[
@@ -88,7 +98,7 @@ const FAMILIES: &[Family] = &[
 
 /// The figure jobs of every study, plus one panel figure of cohort means per group of
 /// studies.
-pub fn figure_jobs(studies: &[Study], hashed: &Hashed) -> Result<Vec<Job>> {
+pub fn figure_jobs(studies: &[LoadedStudy], hashed: &Hashed) -> Result<Vec<OutputJob>> {
     let mut jobs = Vec::new();
     let mut cohorts = Vec::new();
     for (at, study) in studies.iter().enumerate() {
@@ -115,7 +125,7 @@ pub fn figure_jobs(studies: &[Study], hashed: &Hashed) -> Result<Vec<Job>> {
 
 /// Each model's raw heatmap on the study's shared scale, and its deviation from the
 /// cohort mean on a shared diverging scale.
-fn heatmaps(s: &StudyFigures) -> Result<Vec<Job>> {
+fn heatmaps(s: &StudyFigures) -> Result<Vec<OutputJob>> {
     let models = &s.analysis.models;
     let deviations: Vec<Grid> = models
         .iter()
@@ -150,7 +160,7 @@ fn heatmaps(s: &StudyFigures) -> Result<Vec<Job>> {
 }
 
 /// The cohort mean's heatmap on its own scale.
-fn cohort_mean(s: &StudyFigures) -> Result<Vec<Job>> {
+fn cohort_mean(s: &StudyFigures) -> Result<Vec<OutputJob>> {
     let cohort = &shown(&s.analysis.cohort.mean, s.factor);
     let scale = Scale::shared_sequential(&[cohort]).unwrap_or(s.raw_scale);
     let opts = HeatmapOptions::raw(s.metric, Some("cohort mean".into()));
@@ -161,7 +171,7 @@ fn cohort_mean(s: &StudyFigures) -> Result<Vec<Job>> {
 }
 
 /// Forgetting curves per model and per family.
-fn forgetting(s: &StudyFigures) -> Result<Vec<Job>> {
+fn forgetting(s: &StudyFigures) -> Result<Vec<OutputJob>> {
     let scaled = |points: &[crate::analysis::ForgettingPoint]| -> Vec<_> {
         points
             .iter()
@@ -197,7 +207,7 @@ fn forgetting(s: &StudyFigures) -> Result<Vec<Job>> {
 }
 
 /// The retraining policies simulated on every model's seed-mean matrix.
-fn retraining(s: &StudyFigures) -> Result<Vec<Job>> {
+fn retraining(s: &StudyFigures) -> Result<Vec<OutputJob>> {
     let scale = s.metric.display_scale();
     let series: Vec<figures::PolicySeries> = s
         .analysis
@@ -222,7 +232,7 @@ fn retraining(s: &StudyFigures) -> Result<Vec<Job>> {
 }
 
 /// The models ranked by future score and by decay.
-fn rankings(s: &StudyFigures) -> Result<Vec<Job>> {
+fn rankings(s: &StudyFigures) -> Result<Vec<OutputJob>> {
     Ok([
         (
             "ranking-future",
@@ -254,7 +264,7 @@ fn rankings(s: &StudyFigures) -> Result<Vec<Job>> {
 }
 
 /// The Agarwal & Nenkova scores of every model as a dot plot.
-fn temporal_effects(s: &StudyFigures) -> Result<Vec<Job>> {
+fn temporal_effects(s: &StudyFigures) -> Result<Vec<OutputJob>> {
     let rows: Vec<EffectsRow> = s
         .analysis
         .models
@@ -272,7 +282,7 @@ fn temporal_effects(s: &StudyFigures) -> Result<Vec<Job>> {
 }
 
 /// The saliency maps of the study's runs, when they have any.
-fn saliency(s: &StudyFigures) -> Result<Vec<Job>> {
+fn saliency(s: &StudyFigures) -> Result<Vec<OutputJob>> {
     let Some(maps) = s.study.saliency.clone() else {
         return Ok(Vec::new());
     };
@@ -296,7 +306,7 @@ struct CohortPanel {
     group: String,
     study: String,
     /// The study's figure inputs.
-    inputs: Inputs,
+    inputs: InputHashes,
     title: String,
     labels: Vec<String>,
     grid: Grid,
@@ -305,7 +315,7 @@ struct CohortPanel {
 
 /// `figures/cohort-means-<group>.svg` for every group of studies: one panel per study (on
 /// the display scale), one colour bar for the group's one metric.
-fn cohort_means(cohorts: Vec<CohortPanel>) -> Result<Vec<Job>> {
+fn cohort_means(cohorts: Vec<CohortPanel>) -> Result<Vec<OutputJob>> {
     let mut groups: Vec<String> = cohorts.iter().map(|c| c.group.clone()).collect();
     groups.sort();
     groups.dedup();
@@ -325,7 +335,7 @@ fn cohort_means(cohorts: Vec<CohortPanel>) -> Result<Vec<Job>> {
             })
             .collect();
         let metric = members[0].metric;
-        let mut inputs = Inputs::new();
+        let mut inputs = InputHashes::new();
         for c in &members {
             inputs.extend(c.inputs.clone());
         }
@@ -344,7 +354,7 @@ fn cohort_means(cohorts: Vec<CohortPanel>) -> Result<Vec<Job>> {
         // inverts the labels): the full range, so that no panel's cells leave the bar.
         let scale = Scale::full_sequential(&members.iter().map(|c| &c.grid).collect::<Vec<_>>())
             .unwrap_or(Scale::Sequential { lo: 0.0, hi: 1.0 });
-        jobs.push(Job::new(
+        jobs.push(OutputJob::new(
             format!("figures/cohort-means-{group}.svg"),
             inputs,
             move || {
