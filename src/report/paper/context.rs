@@ -88,7 +88,7 @@ fn study_context(root: &Path, study: &LoadedStudy, tables: &Value) -> Result<Val
             "id": scaled(b.overall.id),
             "future": scaled(b.overall.future),
             // A constant score under an AUC: 0.5 in every cell.
-            "constant_score": metric == crate::metrics::Metric::MacroAuc,
+            "constant_score": metric.reads() == crate::metrics::Reads::Scores,
         })),
         "margin_min": scaled(trained.iter().filter_map(margin_future).reduce(f64::min)),
         "margin_max": scaled(trained.iter().filter_map(margin_future).reduce(f64::max)),
