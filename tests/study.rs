@@ -201,6 +201,40 @@ fn the_slurm_scripts_map_array_tasks_to_plan_lines() {
     );
 }
 
+#[test]
+fn the_slurm_dry_run_prints_the_submission_commands_in_dependency_order() {
+    let dir = study_folder(&["smoke-single", "smoke-finetune"]);
+    let printed = study_ok(dir.path(), &["--executor", "slurm", "--dry-run"]);
+    // The runs first, then the saliency maps after them: each stage's job id kept in a
+    // variable the later stages' `afterok` names.
+    let submit = "results/.study/slurm/submit-1";
+    let lines = [
+        format!("JOB_1=$(sbatch --parsable {submit}/1-runs.sbatch)"),
+        format!(
+            "JOB_2=$(sbatch --parsable --dependency=afterok:$JOB_1 --kill-on-invalid-dep=yes \
+             {submit}/2-saliency.sbatch)"
+        ),
+    ];
+    let at: Vec<usize> = lines
+        .iter()
+        .map(|line| {
+            printed
+                .lines()
+                .position(|l| l == line)
+                .unwrap_or_else(|| panic!("no line {line:?} in:\n{printed}"))
+        })
+        .collect();
+    assert!(at[0] < at[1], "out of order:\n{printed}");
+    // After the scripts they submit, and nothing else submits.
+    let last_script = printed.rfind("#!/bin/bash").unwrap();
+    assert!(printed.find(&lines[0]).unwrap() > last_script, "{printed}");
+    assert_eq!(printed.matches("sbatch --parsable").count(), 2, "{printed}");
+    assert!(
+        !dir.path().join("results").exists(),
+        "a dry run writes nothing"
+    );
+}
+
 /// Starts the one-node Slurm; `None` (with the reason printed) where it cannot run.
 fn slurm() -> Option<()> {
     static UP: OnceLock<std::result::Result<(), String>> = OnceLock::new();

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::Robustness;
+use super::robustness::Robustness;
 use crate::metrics::Direction;
 
 /// One place in a ranking.

@@ -4,16 +4,22 @@
 
 use serde::Serialize;
 
-use super::{
-    BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, Bootstrap, Cohort, CutoffRow, Deployment, EvalFix,
-    EvalStream, FamilyRow, ForgettingPoint, ModelCutoffs, PickSpread, Ranked, Robustness, STREAM_K,
-    SeedSpread, TemporalEffects, bootstrap_draws, bootstrap_with, cohort, cutoff_spreads,
-    deviation, eval_fix, eval_stream, family_averages, forgetting_over_seeds, mark_ties,
-    middle_cutoff, per_cutoff, rank_by_decay, rank_by_future, robustness, seed_spread, simulate,
-    spread_cutoffs, standard_policies, temporal_effects,
+use super::cohort::{Cohort, cohort, deviation};
+use super::forgetting::{ForgettingPoint, forgetting_over_seeds};
+use super::ranking::{Ranked, rank_by_decay, rank_by_future};
+use super::retraining::{Deployment, simulate, standard_policies};
+use super::robustness::{
+    CutoffRow, FamilyRow, ModelCutoffs, Robustness, family_averages, per_cutoff, robustness,
+    spread_cutoffs,
 };
+use super::temporal_effects::{TemporalEffects, temporal_effects};
+use super::uncertainty::{
+    BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, Bootstrap, PickSpread, SeedSpread, bootstrap_draws,
+    bootstrap_with, cutoff_spreads, mark_ties, seed_spread,
+};
+use super::wild_time::{EvalFix, EvalStream, STREAM_K, eval_fix, eval_stream, middle_cutoff};
 use crate::matrix::{DriftMatrix, Grid, sample_std};
-use crate::metrics::Metric;
+use crate::metrics::{Direction, Metric};
 use crate::{Error, Result};
 
 /// How many evenly spread cutoffs the per-cutoff tables and family averages report
@@ -121,84 +127,16 @@ pub struct StudyAnalysis {
 impl StudyAnalysis {
     /// Analyses `models`: each model key once, all sharing slices and metric.
     pub fn new(models: &[StudyModel]) -> Result<StudyAnalysis> {
-        let Some(first) = models.first() else {
-            return Err(Error::Invalid("a study needs at least one model".into()));
-        };
-        for (n, m) in models.iter().enumerate() {
-            if models[..n].iter().any(|o| o.model == m.model) {
-                return Err(Error::Invalid(format!(
-                    "model {:?} appears twice in the study",
-                    m.model
-                )));
-            }
-            if m.matrix.slices() != first.matrix.slices()
-                || m.matrix.metric() != first.matrix.metric()
-            {
-                return Err(Error::Invalid(format!(
-                    "model {} has other slices or another metric than model {}",
-                    m.model, first.model
-                )));
-            }
-        }
+        let first = check_models(models)?;
         let metric = first.matrix.metric();
         let direction = metric.direction();
-        let matrices: Vec<(&str, &DriftMatrix)> = models
-            .iter()
-            .filter(|m| !m.baseline)
-            .map(|m| (m.model, m.matrix))
-            .collect();
-        let Some(&(_, seeds_of)) = matrices.first() else {
-            return Err(Error::Invalid(
-                "a study needs at least one model that is not a baseline".into(),
-            ));
-        };
-        let cohort = cohort(&matrices, seeds_of.seeds())?;
+        let cohort = cohort_of(models)?;
         let k = first.matrix.k();
         let mut analysed: Vec<ModelAnalysis> = models
             .iter()
-            .map(|m| {
-                let mean = m.matrix.mean();
-                ModelAnalysis {
-                    model: m.model.to_string(),
-                    key: m.key.to_string(),
-                    family: m.family.to_string(),
-                    seeds: m.matrix.seeds().to_vec(),
-                    deviation: deviation(&mean, &cohort.mean),
-                    overall: robustness(&mean, direction),
-                    per_cutoff: per_cutoff(&mean, direction),
-                    forgetting: forgetting_over_seeds(m.matrix),
-                    effects: temporal_effects(m.matrix),
-                    baseline: m.baseline,
-                    spread: seed_spread(m.matrix),
-                    cutoff_spread: cutoff_spreads(m.matrix),
-                    bootstrap: Bootstrap::default(),
-                    margin: None,
-                    eval_fix: (k > 0).then(|| {
-                        eval_fix(&mean, direction, middle_cutoff(k), 0..middle_cutoff(k) + 1)
-                    }),
-                    eval_stream: eval_stream(&mean, direction, STREAM_K),
-                    retraining: standard_policies(&mean, metric.display_scale())
-                        .into_iter()
-                        .map(|p| simulate(&mean, direction, p))
-                        .collect(),
-                    mean,
-                }
-            })
+            .map(|m| ModelAnalysis::new(m, &cohort, k))
             .collect();
-        if let Some(base) = analysed.iter().find(|m| m.baseline).map(|m| m.overall) {
-            let better = |own: Option<f64>, base: Option<f64>, higher: bool| {
-                let (own, base) = (own?, base?);
-                Some(if higher { own - base } else { base - own })
-            };
-            let higher = direction == crate::metrics::Direction::HigherIsBetter;
-            for m in &mut analysed {
-                m.margin = Some(Robustness {
-                    id: better(m.overall.id, base.id, higher),
-                    future: better(m.overall.future, base.future, higher),
-                    decay: better(base.decay, m.overall.decay, true),
-                });
-            }
-        }
+        set_margins(&mut analysed, direction);
         let overall: Vec<(&str, Robustness)> = analysed
             .iter()
             .map(|m| (m.model.as_str(), m.overall))
@@ -213,61 +151,16 @@ impl StudyAnalysis {
         };
         mark_ties(&mut by_future, |m| spread_of(m, |s| s.future));
         mark_ties(&mut by_decay, |m| spread_of(m, |s| s.decay));
-        // Bootstrap: each model's own draws, seeded by its key; the difference to the
-        // best model by future score reuses this model's draws for both.
-        let best = by_future
-            .first()
-            .and_then(|r| analysed.iter().find(|m| m.model == r.model))
-            .map(|m| (m.model.clone(), m.mean.clone()));
-        for m in &mut analysed {
-            let draws = bootstrap_draws(k, BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, &m.model);
-            let against = best
-                .as_ref()
-                .filter(|(model, _)| *model != m.model)
-                .map(|(_, grid)| grid);
-            m.bootstrap = bootstrap_with(&m.mean, against, &draws, direction);
-        }
-        let scores = |score: &dyn Fn(&ModelAnalysis) -> Robustness| -> Vec<(&str, Robustness)> {
-            analysed
-                .iter()
-                .map(|m| (m.model.as_str(), score(m)))
-                .collect()
-        };
+        set_bootstrap(&mut analysed, &by_future, k, direction);
         let spread = spread_cutoffs(first.matrix.k(), SPREAD_CUTOFFS);
-        let cutoff_rankings = spread
-            .iter()
-            .map(|&c| {
-                let mut by_future = rank_by_future(&scores(&|m| m.per_cutoff[c].scores), direction);
-                mark_ties(&mut by_future, |model| {
-                    analysed
-                        .iter()
-                        .find(|m| m.model == model)
-                        .and_then(|m| m.cutoff_spread[c].future)
-                });
-                CutoffRanking {
-                    cutoff: c,
-                    by_future,
-                }
-            })
-            .collect();
-        let mut by_family: Vec<&ModelAnalysis> = analysed.iter().collect();
-        // Families in name order: family_averages keeps first-seen order.
-        by_family.sort_by(|a, b| (&a.family, &a.model).cmp(&(&b.family, &b.model)));
-        let tagged: Vec<ModelCutoffs> = by_family
-            .iter()
-            .map(|m| ModelCutoffs {
-                model: &m.model,
-                family: &m.family,
-                rows: &m.per_cutoff,
-            })
-            .collect();
+        let cutoff_rankings = cutoff_rankings(&analysed, &spread, direction);
         Ok(StudyAnalysis {
             slices: first.matrix.slices().to_vec(),
             metric,
             cohort_overall: robustness(&cohort.mean, direction),
             by_future,
             by_decay,
-            families: family_averages(&tagged, &spread),
+            families: families(&analysed, &spread),
             family_forgetting: family_forgetting(&analysed),
             cutoff_rankings,
             spread,
@@ -280,6 +173,168 @@ impl StudyAnalysis {
     pub fn model(&self, model: &str) -> Option<&ModelAnalysis> {
         self.models.iter().find(|m| m.model == model)
     }
+}
+
+/// The first model, once every model is checked: named once, with the first one's slices
+/// and metric.
+fn check_models<'a, 'm>(models: &'a [StudyModel<'m>]) -> Result<&'a StudyModel<'m>> {
+    let Some(first) = models.first() else {
+        return Err(Error::Invalid("a study needs at least one model".into()));
+    };
+    for (n, m) in models.iter().enumerate() {
+        if models[..n].iter().any(|o| o.model == m.model) {
+            return Err(Error::Invalid(format!(
+                "model {:?} appears twice in the study",
+                m.model
+            )));
+        }
+        if m.matrix.slices() != first.matrix.slices() || m.matrix.metric() != first.matrix.metric()
+        {
+            return Err(Error::Invalid(format!(
+                "model {} has other slices or another metric than model {}",
+                m.model, first.model
+            )));
+        }
+    }
+    Ok(first)
+}
+
+/// The cohort of the models that are not baselines, over the first one's seeds.
+fn cohort_of(models: &[StudyModel]) -> Result<Cohort> {
+    let matrices: Vec<(&str, &DriftMatrix)> = models
+        .iter()
+        .filter(|m| !m.baseline)
+        .map(|m| (m.model, m.matrix))
+        .collect();
+    let Some(&(_, seeds_of)) = matrices.first() else {
+        return Err(Error::Invalid(
+            "a study needs at least one model that is not a baseline".into(),
+        ));
+    };
+    cohort(&matrices, seeds_of.seeds())
+}
+
+impl ModelAnalysis {
+    /// Every analysis of one model on its own and against the `cohort`, but those that
+    /// need the other models (its margin and bootstrap, set later). `k` is the study's
+    /// number of cutoffs.
+    fn new(m: &StudyModel, cohort: &Cohort, k: usize) -> ModelAnalysis {
+        let metric = m.matrix.metric();
+        let direction = metric.direction();
+        let mean = m.matrix.mean();
+        ModelAnalysis {
+            model: m.model.to_string(),
+            key: m.key.to_string(),
+            family: m.family.to_string(),
+            seeds: m.matrix.seeds().to_vec(),
+            deviation: deviation(&mean, &cohort.mean),
+            overall: robustness(&mean, direction),
+            per_cutoff: per_cutoff(&mean, direction),
+            forgetting: forgetting_over_seeds(m.matrix),
+            effects: temporal_effects(m.matrix),
+            baseline: m.baseline,
+            spread: seed_spread(m.matrix),
+            cutoff_spread: cutoff_spreads(m.matrix),
+            bootstrap: Bootstrap::default(),
+            margin: None,
+            eval_fix: (k > 0)
+                .then(|| eval_fix(&mean, direction, middle_cutoff(k), 0..middle_cutoff(k) + 1)),
+            eval_stream: eval_stream(&mean, direction, STREAM_K),
+            retraining: standard_policies(&mean, metric.display_scale())
+                .into_iter()
+                .map(|p| simulate(&mean, direction, p))
+                .collect(),
+            mean,
+        }
+    }
+}
+
+/// Sets each model's margin over the study's baseline, when it has one.
+fn set_margins(analysed: &mut [ModelAnalysis], direction: Direction) {
+    let Some(base) = analysed.iter().find(|m| m.baseline).map(|m| m.overall) else {
+        return;
+    };
+    let better = |own: Option<f64>, base: Option<f64>, higher: bool| {
+        let (own, base) = (own?, base?);
+        Some(if higher { own - base } else { base - own })
+    };
+    let higher = direction == Direction::HigherIsBetter;
+    for m in analysed {
+        m.margin = Some(Robustness {
+            id: better(m.overall.id, base.id, higher),
+            future: better(m.overall.future, base.future, higher),
+            decay: better(base.decay, m.overall.decay, true),
+        });
+    }
+}
+
+/// Sets each model's bootstrap intervals: its own draws, seeded by its key; the
+/// difference to the best model by future score (first of `by_future`) reuses this
+/// model's draws for both.
+fn set_bootstrap(
+    analysed: &mut [ModelAnalysis],
+    by_future: &[Ranked],
+    k: usize,
+    direction: Direction,
+) {
+    let best = by_future
+        .first()
+        .and_then(|r| analysed.iter().find(|m| m.model == r.model))
+        .map(|m| (m.model.clone(), m.mean.clone()));
+    for m in analysed {
+        let draws = bootstrap_draws(k, BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, &m.model);
+        let against = best
+            .as_ref()
+            .filter(|(model, _)| *model != m.model)
+            .map(|(_, grid)| grid);
+        m.bootstrap = bootstrap_with(&m.mean, against, &draws, direction);
+    }
+}
+
+/// The ranking by future score at each cutoff of `spread`, ties marked by the seeds.
+fn cutoff_rankings(
+    analysed: &[ModelAnalysis],
+    spread: &[usize],
+    direction: Direction,
+) -> Vec<CutoffRanking> {
+    let scores = |score: &dyn Fn(&ModelAnalysis) -> Robustness| -> Vec<(&str, Robustness)> {
+        analysed
+            .iter()
+            .map(|m| (m.model.as_str(), score(m)))
+            .collect()
+    };
+    spread
+        .iter()
+        .map(|&c| {
+            let mut by_future = rank_by_future(&scores(&|m| m.per_cutoff[c].scores), direction);
+            mark_ties(&mut by_future, |model| {
+                analysed
+                    .iter()
+                    .find(|m| m.model == model)
+                    .and_then(|m| m.cutoff_spread[c].future)
+            });
+            CutoffRanking {
+                cutoff: c,
+                by_future,
+            }
+        })
+        .collect()
+}
+
+/// The family averages at the cutoffs of `spread`.
+fn families(analysed: &[ModelAnalysis], spread: &[usize]) -> Vec<FamilyRow> {
+    let mut by_family: Vec<&ModelAnalysis> = analysed.iter().collect();
+    // Families in name order: family_averages keeps first-seen order.
+    by_family.sort_by(|a, b| (&a.family, &a.model).cmp(&(&b.family, &b.model)));
+    let tagged: Vec<ModelCutoffs> = by_family
+        .iter()
+        .map(|m| ModelCutoffs {
+            model: &m.model,
+            family: &m.family,
+            rows: &m.per_cutoff,
+        })
+        .collect();
+    family_averages(&tagged, spread)
 }
 
 /// One forgetting curve per family, families in order of first appearance.

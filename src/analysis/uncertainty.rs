@@ -5,7 +5,7 @@
 //! The bootstrap resamples the K cutoffs (rows of the seed-mean grid) with replacement,
 //! [`BOOTSTRAP_REPLICATES`] times; each replicate's ID is the mean of the drawn rows'
 //! diagonal cells and its future the mean of their cells right of the diagonal, a row
-//! drawn twice counted twice; empty cells are skipped, as [`super::robustness`] skips
+//! drawn twice counted twice; empty cells are skipped, as [`robustness`] skips
 //! them. A difference between two models uses the same draws for both (paired). The
 //! interval is the 2.5th and 97.5th percentile of the replicates, with numpy's default
 //! (linear) interpolation, so `scripts/fixtures/bootstrap.py` reproduces it from the
@@ -13,7 +13,8 @@
 
 use serde::Serialize;
 
-use super::{Robustness, decay, robustness};
+use super::ranking::Ranked;
+use super::robustness::{CutoffRow, Robustness, decay, per_cutoff, robustness};
 use crate::matrix::{DriftMatrix, Grid, sample_std};
 use crate::metrics::Direction;
 
@@ -89,13 +90,13 @@ pub fn seed_spread(matrix: &DriftMatrix) -> SeedSpread {
     }
 }
 
-/// The [`SeedSpread`] of every row (cutoff) of a matrix: [`super::per_cutoff`] of each
+/// The [`SeedSpread`] of every row (cutoff) of a matrix: [`per_cutoff`] of each
 /// seed's grid, spread over the seeds.
 pub fn cutoff_spreads(matrix: &DriftMatrix) -> Vec<SeedSpread> {
-    let per_seed: Vec<Vec<super::CutoffRow>> = matrix
+    let per_seed: Vec<Vec<CutoffRow>> = matrix
         .grids()
         .iter()
-        .map(|g| super::per_cutoff(g, matrix.direction()))
+        .map(|g| per_cutoff(g, matrix.direction()))
         .collect();
     (0..matrix.k())
         .map(|i| {
@@ -132,7 +133,7 @@ pub fn ties_with_next(spreads: &[Option<Spread>]) -> Vec<bool> {
 
 /// Marks each place of `ranking` tied with the next ([`ties_with_next`]), the seed spread
 /// of each model's ranked value given by `spread_of`.
-pub fn mark_ties(ranking: &mut [super::Ranked], spread_of: impl Fn(&str) -> Option<Spread>) {
+pub fn mark_ties(ranking: &mut [Ranked], spread_of: impl Fn(&str) -> Option<Spread>) {
     let spreads: Vec<Option<Spread>> = ranking.iter().map(|r| spread_of(&r.model)).collect();
     for (r, tied) in ranking.iter_mut().zip(ties_with_next(&spreads)) {
         r.tied_with_next = tied;

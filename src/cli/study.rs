@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::output::{errln, out, outln};
-use crate::study::{self, Plan, Rerun, Setup, local, slurm};
+use crate::study::{self, Rerun, Setup, StudyPlan, local, slurm};
 use crate::{Error, Result};
 
 /// Where the items run.
@@ -73,7 +73,8 @@ pub struct Args {
     /// Slurm: at most this many tasks of an array at once (`--array=...%N`).
     #[arg(long)]
     pub max_parallel: Option<u32>,
-    /// Slurm: print the scripts and their plan files, and submit nothing.
+    /// Slurm: print the scripts, their plan files and the `sbatch` lines that submit
+    /// them, and submit nothing.
     #[arg(long)]
     pub dry_run: bool,
     /// Leave the paper out of the plan.
@@ -109,7 +110,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         out: args.out.clone(),
         update_report: args.update_report,
     };
-    let plan = Plan::new(&setup)?;
+    let plan = StudyPlan::new(&setup)?;
     if args.status {
         return status(&plan);
     }
@@ -128,80 +129,97 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .transpose()?;
     let drift = std::env::current_exe().map_err(|e| Error::io(std::path::Path::new("drift"), e))?;
     match args.executor {
-        Executor::Local => {
-            if selected.is_empty() {
-                outln!("drift study: all {} items done", plan.items.len())?;
-                return Ok(ExitCode::SUCCESS);
-            }
-            if !args.dry_run {
-                plan.clear(&selected, args.rerun)?;
-            }
-            let options = local::Options {
-                jobs: args.jobs,
-                threads: args.threads,
-                device: args.device,
-                progress: !args.quiet && std::io::stderr().is_terminal(),
-                drift,
-            };
-            errln!(
-                "drift study: {} of {} items to run, {} at a time",
-                selected.len(),
-                plan.items.len(),
-                options.jobs.max(1)
-            );
-            let outcome = local::execute(&plan, &selected, &options)?;
-            outln!(
-                "drift study: {} done, {} failed, {} not run",
-                outcome.done.len(),
-                outcome.failed.len(),
-                outcome.skipped.len()
-            )?;
-            for (id, how) in &outcome.failed {
-                outln!("failed  {id}: {how}")?;
-            }
-            Ok(if outcome.failed.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            })
-        }
-        Executor::Slurm => {
-            let options = slurm::Options {
-                partition: args.partition,
-                time: args.time,
-                cpus: args.cpus,
-                mem: args.mem,
-                gpus: args.gpus,
-                max_parallel: args.max_parallel,
-                drift,
-            };
-            if args.dry_run {
-                let n = slurm::read_jobs(&plan)?.submissions.len() + 1;
-                for s in slurm::scripts(&plan, &selected, &options, n)? {
-                    outln!("# {}\n{}", s.path.display(), s.text)?;
-                    outln!("# {}\n{}", s.tasks_path.display(), s.tasks)?;
-                }
-                return Ok(ExitCode::SUCCESS);
-            }
-            plan.clear(&selected, args.rerun)?;
-            let jobs = slurm::submit(&plan, &selected, &options)?;
-            if jobs.is_empty() {
-                outln!("drift study: nothing to submit (every item is done, queued or running)")?;
-            }
-            for job in &jobs {
-                outln!(
-                    "submitted {} job {} ({} task(s))",
-                    job.stage.name(),
-                    job.id,
-                    job.items.len()
-                )?;
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Executor::Local => run_local(&plan, &selected, args, drift),
+        Executor::Slurm => run_slurm(&plan, &selected, args, drift),
     }
 }
 
-fn status(plan: &Plan) -> Result<ExitCode> {
+/// Runs the `selected` items here, `--jobs` at a time.
+fn run_local(plan: &StudyPlan, selected: &[usize], args: Args, drift: PathBuf) -> Result<ExitCode> {
+    if selected.is_empty() {
+        outln!("drift study: all {} items done", plan.items.len())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !args.dry_run {
+        plan.clear(selected, args.rerun)?;
+    }
+    let options = local::LocalOptions {
+        jobs: args.jobs,
+        threads: args.threads,
+        device: args.device,
+        progress: !args.quiet && std::io::stderr().is_terminal(),
+        drift,
+    };
+    errln!(
+        "drift study: {} of {} items to run, {} at a time",
+        selected.len(),
+        plan.items.len(),
+        options.jobs.max(1)
+    );
+    let outcome = local::execute(plan, selected, &options)?;
+    outln!(
+        "drift study: {} done, {} failed, {} not run",
+        outcome.done.len(),
+        outcome.failed.len(),
+        outcome.skipped.len()
+    )?;
+    for (id, how) in &outcome.failed {
+        outln!("failed  {id}: {how}")?;
+    }
+    Ok(if outcome.failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Submits the `selected` items as Slurm job arrays, or with `--dry-run` prints the
+/// scripts and the lines that would submit them.
+fn run_slurm(plan: &StudyPlan, selected: &[usize], args: Args, drift: PathBuf) -> Result<ExitCode> {
+    let options = slurm::SlurmOptions {
+        partition: args.partition,
+        time: args.time,
+        cpus: args.cpus,
+        mem: args.mem,
+        gpus: args.gpus,
+        max_parallel: args.max_parallel,
+        drift,
+    };
+    if args.dry_run {
+        let n = slurm::read_jobs(plan)?.submissions.len() + 1;
+        let scripts = slurm::scripts(plan, selected, &options, n)?;
+        for s in &scripts {
+            outln!("# {}\n{}", s.path.display(), s.text)?;
+            outln!("# {}\n{}", s.tasks_path.display(), s.tasks)?;
+        }
+        if !scripts.is_empty() {
+            outln!(
+                "# The submission, each stage after the ones before it (to submit by \
+                 hand, save the files above at their paths, then run these lines):"
+            )?;
+            for line in slurm::submission_commands(plan, &scripts) {
+                outln!("{line}")?;
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    plan.clear(selected, args.rerun)?;
+    let jobs = slurm::submit(plan, selected, &options)?;
+    if jobs.is_empty() {
+        outln!("drift study: nothing to submit (every item is done, queued or running)")?;
+    }
+    for job in &jobs {
+        outln!(
+            "submitted {} job {} ({} task(s))",
+            job.stage.name(),
+            job.id,
+            job.items.len()
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn status(plan: &StudyPlan) -> Result<ExitCode> {
     let states = slurm::status(plan)?;
     let width = plan.items.iter().map(|i| i.id.len()).max().unwrap_or(0);
     let mut counts = std::collections::BTreeMap::<&str, usize>::new();

@@ -18,13 +18,17 @@ use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{Plan, State, Work, failures, seconds, write_failures};
+use super::disk_state::cutoffs_done;
+use super::failures::{failures, write_failures};
+use super::item::{Item, State, Work};
+use super::plan::StudyPlan;
+use super::timings::seconds;
 use crate::output::errln;
 use crate::{Error, Result};
 
 /// How to run the items.
 #[derive(Clone, Debug)]
-pub struct Options {
+pub struct LocalOptions {
     /// Items at once.
     pub jobs: usize,
     /// libtorch threads of each item.
@@ -39,7 +43,7 @@ pub struct Options {
 
 /// What became of the selected items.
 #[derive(Clone, Debug, Default)]
-pub struct Outcome {
+pub struct ExecutionOutcome {
     /// Finished.
     pub done: Vec<String>,
     /// Failed: (item, how).
@@ -60,41 +64,21 @@ enum Status {
 }
 
 /// The log file of an item.
-pub fn log_path(plan: &Plan, id: &str) -> PathBuf {
+pub fn log_path(plan: &StudyPlan, id: &str) -> PathBuf {
     plan.state_dir()
         .join("logs")
         .join(format!("{}.log", id.replace('/', "__")))
 }
 
 /// Runs the `selected` items of `plan` (indices, in plan order).
-pub fn execute(plan: &Plan, selected: &[usize], options: &Options) -> Result<Outcome> {
-    let jobs = options.jobs.max(1);
+pub fn execute(
+    plan: &StudyPlan,
+    selected: &[usize],
+    options: &LocalOptions,
+) -> Result<ExecutionOutcome> {
     let logs = plan.state_dir().join("logs");
     std::fs::create_dir_all(&logs).map_err(|e| Error::io(&logs, e))?;
-    let multi = MultiProgress::with_draw_target(if options.progress {
-        ProgressDrawTarget::stderr()
-    } else {
-        ProgressDrawTarget::hidden()
-    });
-    let overall = multi.add(ProgressBar::new(selected.len() as u64));
-    overall.set_style(
-        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} items, {elapsed} {msg}")
-            .expect("a valid template")
-            .progress_chars("=> "),
-    );
-    overall.set_prefix("study");
-    let dependents = dependents(plan);
-    let mut status: BTreeMap<usize, Status> =
-        selected.iter().map(|&i| (i, Status::Waiting)).collect();
-    let mut failed = failures(&plan.out)?;
-    let mut outcome = Outcome::default();
-    let say = |line: String| {
-        if options.progress {
-            multi.println(line).ok();
-        } else {
-            errln!("{line}");
-        }
-    };
+    let mut execution = Execution::new(plan, selected, options)?;
     let mut last_tick = Instant::now();
     loop {
         // Reading a run's cutoff records for its bar twice a second is plenty.
@@ -102,7 +86,106 @@ pub fn execute(plan: &Plan, selected: &[usize], options: &Options) -> Result<Out
         if tick {
             last_tick = Instant::now();
         }
-        // Finished children.
+        execution.reap(tick)?;
+        execution.skip_blocked();
+        execution.start_ready()?;
+        execution.show_time_left();
+        if !execution.active() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    execution.progress.overall.finish_and_clear();
+    Ok(execution.outcome)
+}
+
+/// The progress display: one bar per running item above the overall one, or, without
+/// bars, one line per finished item.
+struct Progress {
+    multi: MultiProgress,
+    overall: ProgressBar,
+    bars: bool,
+}
+
+impl Progress {
+    fn new(items: usize, bars: bool) -> Progress {
+        let multi = MultiProgress::with_draw_target(if bars {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        });
+        let overall = multi.add(ProgressBar::new(items as u64));
+        overall.set_style(
+            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} items, {elapsed} {msg}")
+                .expect("a valid template")
+                .progress_chars("=> "),
+        );
+        overall.set_prefix("study");
+        Progress {
+            multi,
+            overall,
+            bars,
+        }
+    }
+
+    /// Prints a line above the bars (or to stderr without them).
+    fn say(&self, line: String) {
+        if self.bars {
+            self.multi.println(line).ok();
+        } else {
+            errln!("{line}");
+        }
+    }
+}
+
+/// One execution of a plan's selected items: where each stands, and what it came to.
+struct Execution<'a> {
+    plan: &'a StudyPlan,
+    options: &'a LocalOptions,
+    /// Items at once (at least one).
+    jobs: usize,
+    progress: Progress,
+    /// How many items wait on each item ([`dependents`]).
+    dependents: Vec<usize>,
+    status: BTreeMap<usize, Status>,
+    /// The failure records, rewritten whenever an item ends.
+    failed: BTreeMap<String, String>,
+    outcome: ExecutionOutcome,
+}
+
+impl<'a> Execution<'a> {
+    fn new(
+        plan: &'a StudyPlan,
+        selected: &[usize],
+        options: &'a LocalOptions,
+    ) -> Result<Execution<'a>> {
+        let progress = Progress::new(selected.len(), options.progress);
+        let dependents = dependents(plan);
+        let status = selected.iter().map(|&i| (i, Status::Waiting)).collect();
+        let failed = failures(&plan.out)?;
+        Ok(Execution {
+            plan,
+            options,
+            jobs: options.jobs.max(1),
+            progress,
+            dependents,
+            status,
+            failed,
+            outcome: ExecutionOutcome::default(),
+        })
+    }
+
+    /// Collects the children that finished (moving each run's bar on a `tick`), records
+    /// how each ended, and rewrites the failure records when any did.
+    fn reap(&mut self, tick: bool) -> Result<()> {
+        let Execution {
+            plan,
+            progress,
+            status,
+            failed,
+            outcome,
+            ..
+        } = self;
         let mut changed = false;
         for (&i, s) in status.iter_mut() {
             let Status::Running {
@@ -117,7 +200,7 @@ pub fn execute(plan: &Plan, selected: &[usize], options: &Options) -> Result<Out
             if let Work::Run { dir, .. } = &item.work
                 && tick
             {
-                bar.set_position(super::cutoffs_done(dir) as u64);
+                bar.set_position(cutoffs_done(dir) as u64);
             }
             let Some(exit) = child
                 .try_wait()
@@ -127,18 +210,18 @@ pub fn execute(plan: &Plan, selected: &[usize], options: &Options) -> Result<Out
             };
             let took = started.elapsed().as_secs_f64();
             bar.finish_and_clear();
-            multi.remove(bar);
-            overall.inc(1);
+            progress.multi.remove(bar);
+            progress.overall.inc(1);
             changed = true;
             if exit.success() {
                 failed.remove(&item.id);
                 outcome.done.push(item.id.clone());
-                say(format!("done    {} in {}", item.id, seconds(took)));
+                progress.say(format!("done    {} in {}", item.id, seconds(took)));
                 *s = Status::Finished;
             } else {
                 let log = log_path(plan, &item.id);
                 let how = format!("{exit}: {}", last_line(&log));
-                say(format!(
+                progress.say(format!(
                     "FAILED  {} after {}: {how} (log: {})",
                     item.id,
                     seconds(took),
@@ -150,40 +233,78 @@ pub fn execute(plan: &Plan, selected: &[usize], options: &Options) -> Result<Out
             }
         }
         if changed {
-            write_failures(&plan.out, &failed)?;
+            write_failures(&plan.out, failed)?;
         }
-        // Items that can no longer run: one they need failed or was skipped.
-        let blocked: Vec<(usize, String)> = status
+        Ok(())
+    }
+
+    /// Marks as skipped the items that can no longer run: one they need failed or was
+    /// skipped.
+    fn skip_blocked(&mut self) {
+        let plan = self.plan;
+        let blocked: Vec<(usize, String)> = self
+            .status
             .iter()
             .filter(|(_, s)| matches!(s, Status::Waiting))
             .filter_map(|(&i, _)| {
                 plan.items[i]
                     .deps
                     .iter()
-                    .find(|d| matches!(status.get(d), Some(Status::Failed)))
+                    .find(|d| matches!(self.status.get(d), Some(Status::Failed)))
                     .map(|&d| (i, plan.items[d].id.clone()))
             })
             .collect();
         for (i, dep) in blocked {
-            say(format!(
+            self.progress.say(format!(
                 "skipped {} (needs {dep}, which failed)",
                 plan.items[i].id
             ));
-            outcome.skipped.push((plan.items[i].id.clone(), dep));
-            overall.inc(1);
-            status.insert(i, Status::Failed);
+            self.outcome.skipped.push((plan.items[i].id.clone(), dep));
+            self.progress.overall.inc(1);
+            self.status.insert(i, Status::Failed);
         }
-        // Start what is ready.
-        let running = status
+    }
+
+    /// Starts the ready items, as many as free slots allow, in [`Execution::ready`]'s
+    /// order.
+    fn start_ready(&mut self) -> Result<()> {
+        let running = self
+            .status
             .values()
             .filter(|s| matches!(s, Status::Running { .. }))
             .count();
-        let mut ready: Vec<usize> = status
+        let mut ready = self.ready();
+        ready.truncate(self.jobs.saturating_sub(running));
+        for i in ready {
+            let item = &self.plan.items[i];
+            let bar = self
+                .progress
+                .multi
+                .insert_before(&self.progress.overall, item_bar(item));
+            let child = spawn(self.plan, i, self.options)?;
+            self.status.insert(
+                i,
+                Status::Running {
+                    child,
+                    started: Instant::now(),
+                    bar,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// The waiting items whose every dependency has finished (or was done before), in
+    /// the order to start them.
+    fn ready(&self) -> Vec<usize> {
+        let plan = self.plan;
+        let mut ready: Vec<usize> = self
+            .status
             .iter()
             .filter(|(_, s)| matches!(s, Status::Waiting))
             .map(|(&i, _)| i)
             .filter(|&i| {
-                plan.items[i].deps.iter().all(|d| match status.get(d) {
+                plan.items[i].deps.iter().all(|d| match self.status.get(d) {
                     Some(s) => matches!(s, Status::Finished),
                     None => plan.items[*d].state == State::Done,
                 })
@@ -196,7 +317,7 @@ pub fn execute(plan: &Plan, selected: &[usize], options: &Options) -> Result<Out
             let key = |i: usize| {
                 let item = &plan.items[i];
                 let long = matches!(item.work, Work::Run { .. } | Work::Cache { .. });
-                (dependents[i], item.estimate.unwrap_or(0.0), long)
+                (self.dependents[i], item.estimate.unwrap_or(0.0), long)
             };
             let (ka, kb) = (key(a), key(b));
             kb.0.cmp(&ka.0)
@@ -204,45 +325,35 @@ pub fn execute(plan: &Plan, selected: &[usize], options: &Options) -> Result<Out
                 .then(kb.2.cmp(&ka.2))
                 .then(a.cmp(&b))
         });
-        ready.truncate(jobs.saturating_sub(running));
-        for i in ready {
-            let item = &plan.items[i];
-            let bar = multi.insert_before(&overall, item_bar(item));
-            let child = spawn(plan, i, options)?;
-            status.insert(
-                i,
-                Status::Running {
-                    child,
-                    started: Instant::now(),
-                    bar,
-                },
-            );
-        }
-        let left: Vec<f64> = status
+        ready
+    }
+
+    /// The estimated time left, from the estimates of the items not yet finished.
+    fn show_time_left(&self) {
+        let left: Vec<f64> = self
+            .status
             .iter()
             .filter(|(_, s)| matches!(s, Status::Waiting | Status::Running { .. }))
-            .filter_map(|(&i, _)| plan.items[i].estimate)
+            .filter_map(|(&i, _)| self.plan.items[i].estimate)
             .collect();
         if !left.is_empty() {
-            overall.set_message(format!(
+            self.progress.overall.set_message(format!(
                 "about {} left",
-                seconds(left.iter().sum::<f64>() / jobs as f64)
+                seconds(left.iter().sum::<f64>() / self.jobs as f64)
             ));
         }
-        let active = status
-            .values()
-            .any(|s| matches!(s, Status::Waiting | Status::Running { .. }));
-        if !active {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(25));
     }
-    overall.finish_and_clear();
-    Ok(outcome)
+
+    /// Whether any item is still waiting or running.
+    fn active(&self) -> bool {
+        self.status
+            .values()
+            .any(|s| matches!(s, Status::Waiting | Status::Running { .. }))
+    }
 }
 
 /// How many items wait, directly or not, on each item.
-fn dependents(plan: &Plan) -> Vec<usize> {
+fn dependents(plan: &StudyPlan) -> Vec<usize> {
     let n = plan.items.len();
     // Items come after their dependencies, so one pass from the end sees every
     // dependent of an item before the item.
@@ -257,7 +368,7 @@ fn dependents(plan: &Plan) -> Vec<usize> {
     below.iter().map(|s| s.len()).collect()
 }
 
-fn item_bar(item: &super::Item) -> ProgressBar {
+fn item_bar(item: &Item) -> ProgressBar {
     let bar = match &item.work {
         Work::Run { cutoffs, .. } if *cutoffs > 0 => {
             let bar = ProgressBar::new(*cutoffs as u64);
@@ -282,7 +393,7 @@ fn item_bar(item: &super::Item) -> ProgressBar {
     bar
 }
 
-fn spawn(plan: &Plan, i: usize, options: &Options) -> Result<Child> {
+fn spawn(plan: &StudyPlan, i: usize, options: &LocalOptions) -> Result<Child> {
     let item = &plan.items[i];
     let argv = item.command(
         &options.drift,

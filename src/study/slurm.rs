@@ -20,13 +20,14 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Plan, Stage, State};
+use super::item::{Stage, State};
+use super::plan::StudyPlan;
 use crate::files::write_atomic;
 use crate::{Error, Result};
 
 /// What the jobs ask of Slurm.
 #[derive(Clone, Debug, Default)]
-pub struct Options {
+pub struct SlurmOptions {
     /// `--partition`.
     pub partition: Option<String>,
     /// `--time` of each task.
@@ -46,7 +47,7 @@ pub struct Options {
 /// One submitted job array.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Job {
+pub struct SlurmJob {
     /// Its stage.
     pub stage: Stage,
     /// The job id `sbatch --parsable` printed.
@@ -62,7 +63,7 @@ pub struct Job {
 #[serde(deny_unknown_fields)]
 pub struct Jobs {
     /// One list of jobs per submission.
-    pub submissions: Vec<Vec<Job>>,
+    pub submissions: Vec<Vec<SlurmJob>>,
 }
 
 /// A task's state as `squeue` reports it.
@@ -97,12 +98,12 @@ pub struct Script {
     pub items: Vec<usize>,
 }
 
-fn slurm_dir(plan: &Plan) -> PathBuf {
+fn slurm_dir(plan: &StudyPlan) -> PathBuf {
     plan.state_dir().join("slurm")
 }
 
 /// Reads `jobs.json` (empty when there is none).
-pub fn read_jobs(plan: &Plan) -> Result<Jobs> {
+pub fn read_jobs(plan: &StudyPlan) -> Result<Jobs> {
     let path = slurm_dir(plan).join("jobs.json");
     match std::fs::read(&path) {
         Ok(bytes) => serde_json::from_slice(&bytes)
@@ -112,7 +113,7 @@ pub fn read_jobs(plan: &Plan) -> Result<Jobs> {
     }
 }
 
-fn write_jobs(plan: &Plan, jobs: &Jobs) -> Result<()> {
+fn write_jobs(plan: &StudyPlan, jobs: &Jobs) -> Result<()> {
     let path = slurm_dir(plan).join("jobs.json");
     let text = serde_json::to_string_pretty(jobs).expect("jobs serialise") + "\n";
     write_atomic(&path, text.as_bytes())
@@ -136,9 +137,9 @@ const THREADS: &str = "\u{0}threads";
 
 /// The scripts of the `selected` items, for submission number `n`.
 pub fn scripts(
-    plan: &Plan,
+    plan: &StudyPlan,
     selected: &[usize],
-    options: &Options,
+    options: &SlurmOptions,
     n: usize,
 ) -> Result<Vec<Script>> {
     let dir = slurm_dir(plan).join(format!("submit-{n}"));
@@ -242,13 +243,24 @@ pub fn scripts(
 /// Submits the `selected` items that are not queued or running already, stage after
 /// stage, and records the jobs. Returns the jobs of this submission (none when nothing
 /// was left to submit).
-pub fn submit(plan: &Plan, selected: &[usize], options: &Options) -> Result<Vec<Job>> {
+pub fn submit(
+    plan: &StudyPlan,
+    selected: &[usize],
+    options: &SlurmOptions,
+) -> Result<Vec<SlurmJob>> {
     let mut jobs = read_jobs(plan)?;
     let states = task_states(&jobs)?;
     let before = jobs.clone();
     let live = |id: &str| {
         latest(&before, &states, id)
             .is_some_and(|(_, s)| matches!(s, TaskState::Pending(_) | TaskState::Running))
+    };
+    // The job of an older submission still holding item `id`.
+    let holder = |id: &str| {
+        live(id)
+            .then(|| latest(&before, &states, id))
+            .flatten()
+            .map(|(job, _)| job.id.clone())
     };
     let todo: Vec<usize> = selected
         .iter()
@@ -263,55 +275,14 @@ pub fn submit(plan: &Plan, selected: &[usize], options: &Options) -> Result<Vec<
     let dir = slurm_dir(plan).join(format!("submit-{n}"));
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     jobs.submissions.push(Vec::new());
-    let mut submitted: Vec<Job> = Vec::new();
+    let mut submitted: Vec<String> = Vec::new();
     for script in &scripts {
         write_atomic(&script.tasks_path, script.tasks.as_bytes())?;
         write_atomic(&script.path, script.text.as_bytes())?;
-        // afterok on this submission's earlier stages, and on older jobs still holding
-        // an item this stage needs.
-        let mut after: Vec<String> = submitted.iter().map(|j| j.id.clone()).collect();
-        for &i in &script.items {
-            for &d in &plan.items[i].deps {
-                let dep = &plan.items[d].id;
-                if live(dep)
-                    && let Some((job, _)) = latest(&before, &states, dep)
-                    && !after.contains(&job.id)
-                {
-                    after.push(job.id.clone());
-                }
-            }
-        }
-        let mut command = Command::new("sbatch");
-        command.arg("--parsable");
-        if !after.is_empty() {
-            command
-                .arg(format!("--dependency=afterok:{}", after.join(":")))
-                .arg("--kill-on-invalid-dep=yes");
-        }
-        command.arg(&script.path);
-        let output = command
-            .output()
-            .map_err(|e| Error::Invalid(format!("cannot run sbatch: {e} (is Slurm installed?)")))?;
-        if !output.status.success() {
-            return Err(Error::Invalid(format!(
-                "sbatch {} failed ({}): {}",
-                script.path.display(),
-                output.status,
-                String::from_utf8_lossy(&output.stderr).trim()
-            )));
-        }
-        // `--parsable` prints `id` or `id;cluster`.
-        let printed = String::from_utf8_lossy(&output.stdout);
-        let id = printed.trim().split(';').next().unwrap_or("").to_string();
-        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(Error::Invalid(format!(
-                "sbatch {} printed {printed:?}, not a job id",
-                script.path.display()
-            )));
-        }
-        let job = Job {
+        let after = waits_for(plan, script, &submitted, holder);
+        let job = SlurmJob {
             stage: script.stage,
-            id,
+            id: sbatch(&sbatch_command(&script.path, &after), &script.path)?,
             items: script
                 .items
                 .iter()
@@ -319,14 +290,99 @@ pub fn submit(plan: &Plan, selected: &[usize], options: &Options) -> Result<Vec<
                 .collect(),
             script: script.path.clone(),
         };
-        jobs.submissions
-            .last_mut()
-            .expect("pushed above")
-            .push(job.clone());
+        submitted.push(job.id.clone());
+        jobs.submissions.last_mut().expect("pushed above").push(job);
         write_jobs(plan, &jobs)?;
-        submitted.push(job);
     }
-    Ok(submitted)
+    Ok(jobs.submissions.pop().expect("pushed above"))
+}
+
+/// The jobs a stage's array waits for (`afterok`): this submission's `earlier` stages,
+/// and the older jobs still holding an item it needs (`holder` names an item's live job,
+/// if any).
+fn waits_for(
+    plan: &StudyPlan,
+    script: &Script,
+    earlier: &[String],
+    holder: impl Fn(&str) -> Option<String>,
+) -> Vec<String> {
+    let mut after = earlier.to_vec();
+    for &i in &script.items {
+        for &d in &plan.items[i].deps {
+            if let Some(job) = holder(&plan.items[d].id)
+                && !after.contains(&job)
+            {
+                after.push(job);
+            }
+        }
+    }
+    after
+}
+
+/// The `sbatch` command line that submits `script` after the jobs `after` (their ids,
+/// or in a dry run the shell variables that will hold them): the one home of what
+/// [`submit`] runs and [`submission_commands`] prints.
+fn sbatch_command(script: &Path, after: &[String]) -> Vec<String> {
+    let mut argv = vec!["sbatch".to_string(), "--parsable".to_string()];
+    if !after.is_empty() {
+        argv.push(format!("--dependency=afterok:{}", after.join(":")));
+        argv.push("--kill-on-invalid-dep=yes".to_string());
+    }
+    argv.push(script.display().to_string());
+    argv
+}
+
+/// Runs an [`sbatch_command`] and returns the job id it printed.
+fn sbatch(argv: &[String], script: &Path) -> Result<String> {
+    let output = Command::new(&argv[0])
+        .args(&argv[1..])
+        .output()
+        .map_err(|e| Error::Invalid(format!("cannot run sbatch: {e} (is Slurm installed?)")))?;
+    if !output.status.success() {
+        return Err(Error::Invalid(format!(
+            "sbatch {} failed ({}): {}",
+            script.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        )));
+    }
+    // `--parsable` prints `id` or `id;cluster`.
+    let printed = String::from_utf8_lossy(&output.stdout);
+    let id = printed.trim().split(';').next().unwrap_or("").to_string();
+    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(Error::Invalid(format!(
+            "sbatch {} printed {printed:?}, not a job id",
+            script.display()
+        )));
+    }
+    Ok(id)
+}
+
+/// The shell lines that submit `scripts` by hand as [`submit`] would on a first
+/// submission, each stage after the ones before it, the job ids not yet known kept in
+/// shell variables: `JOB_1=$(sbatch --parsable …/1-runs.sbatch)`, then
+/// `JOB_2=$(sbatch --parsable --dependency=afterok:$JOB_1 … …/2-saliency.sbatch)`.
+pub fn submission_commands(plan: &StudyPlan, scripts: &[Script]) -> Vec<String> {
+    let mut earlier: Vec<String> = Vec::new();
+    let mut lines = Vec::new();
+    for (k, script) in scripts.iter().enumerate() {
+        let after = waits_for(plan, script, &earlier, |_| None);
+        let words: Vec<String> = sbatch_command(&script.path, &after)
+            .iter()
+            .map(|w| {
+                // Its ids are variables to expand: `$JOB_<k>` needs no quotes.
+                if w.starts_with("--dependency=") {
+                    w.clone()
+                } else {
+                    quote(w)
+                }
+            })
+            .collect();
+        let variable = format!("JOB_{}", k + 1);
+        lines.push(format!("{variable}=$({})", words.join(" ")));
+        earlier.push(format!("${variable}"));
+    }
+    lines
 }
 
 /// The newest job that holds item `id`, with the task's state (when squeue knows it).
@@ -334,7 +390,7 @@ fn latest<'a>(
     jobs: &'a Jobs,
     states: &'a BTreeMap<(String, usize), TaskState>,
     id: &str,
-) -> Option<(&'a Job, &'a TaskState)> {
+) -> Option<(&'a SlurmJob, &'a TaskState)> {
     for submission in jobs.submissions.iter().rev() {
         for job in submission {
             if let Some(k) = job.items.iter().position(|i| i == id) {
@@ -403,7 +459,7 @@ pub fn parse_squeue(text: &str) -> BTreeMap<(String, usize), TaskState> {
 
 /// Each item's state for `drift study --status`: done on disk, else what Slurm says of
 /// its newest task; (state, detail) in plan order.
-pub fn status(plan: &Plan) -> Result<Vec<(String, String)>> {
+pub fn status(plan: &StudyPlan) -> Result<Vec<(String, String)>> {
     let jobs = read_jobs(plan)?;
     let states = task_states(&jobs)?;
     Ok(plan
