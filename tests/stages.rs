@@ -144,14 +144,13 @@ struct Crate {
 fn module_names(module: &[String], items: &[syn::Item], out: &mut BTreeSet<Vec<String>>) {
     out.insert(module.to_vec());
     for item in items {
-        if let syn::Item::Mod(m) = item {
-            if let Some((_, content)) = &m.content {
-                if !is_test_only(&m.attrs) {
-                    let mut inner = module.to_vec();
-                    inner.push(m.ident.to_string());
-                    module_names(&inner, content, out);
-                }
-            }
+        if let syn::Item::Mod(m) = item
+            && let Some((_, content)) = &m.content
+            && !is_test_only(&m.attrs)
+        {
+            let mut inner = module.to_vec();
+            inner.push(m.ident.to_string());
+            module_names(&inner, content, out);
         }
     }
 }
@@ -197,10 +196,10 @@ impl Crate {
                     None
                 }
                 syn::Item::Mod(m) => {
-                    if let Some((_, content)) = &m.content {
-                        if !is_test_only(&m.attrs) {
-                            inline.push((m.ident.to_string(), content));
-                        }
+                    if let Some((_, content)) = &m.content
+                        && !is_test_only(&m.attrs)
+                    {
+                        inline.push((m.ident.to_string(), content));
                     }
                     Some(&m.ident)
                 }
@@ -234,7 +233,9 @@ impl Crate {
     /// The file that defines what the absolute `path` names, following `use` re-exports;
     /// `None` for another crate's item.
     fn resolve(&self, path: &[String], depth: usize) -> Option<usize> {
-        let k = (0..=path.len()).rev().find(|&k| self.is_module(&path[..k]))?;
+        let k = (0..=path.len())
+            .rev()
+            .find(|&k| self.is_module(&path[..k]))?;
         let scope = &self.modules[&path[..k]];
         let Some(name) = path.get(k) else {
             return Some(scope.file);
@@ -468,7 +469,11 @@ fn declared_modules(lib: &Source) -> Vec<(String, bool)> {
 
 /// The backquoted names in `text`, in order.
 fn quoted(text: &str) -> Vec<String> {
-    text.split('`').skip(1).step_by(2).map(str::to_string).collect()
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
 }
 
 /// The stage order, as the numbered list in `lib.rs`'s doc writes it: the modules in the
@@ -523,7 +528,11 @@ fn no_module_imports_a_later_stage() {
     let order = stage_order(lib);
     let sources = library(&all);
     let (_, deps) = dependencies(&sources);
-    let rank = |s: &Source| s.module.first().and_then(|m| order.iter().position(|o| o == m));
+    let rank = |s: &Source| {
+        s.module
+            .first()
+            .and_then(|m| order.iter().position(|o| o == m))
+    };
     let mut violations = Vec::new();
     for (i, s) in sources.iter().enumerate() {
         let Some(own) = rank(s) else { continue }; // lib.rs sits above every stage
@@ -565,8 +574,8 @@ fn the_readme_lists_the_public_modules_in_stage_order() {
     let all = sources();
     let lib = all.iter().find(|s| s.rel == "lib.rs").unwrap();
     let order = stage_order(lib);
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .unwrap();
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
     let table: Vec<Vec<String>> = readme
         .lines()
         .skip_while(|l| !l.starts_with("| module | owns |"))
@@ -745,7 +754,10 @@ fn a_child_that_uses_its_parent_which_uses_it_is_a_loop() {
     // The parent calls the child; the child takes a helper the parent defines.
     let found = toy_loops(&[
         ("lib.rs", "pub mod a;"),
-        ("a/mod.rs", "mod b; pub fn helper() {} pub fn run() { b::go() }"),
+        (
+            "a/mod.rs",
+            "mod b; pub fn helper() {} pub fn run() { b::go() }",
+        ),
         ("a/b.rs", "use super::helper; pub fn go() { helper() }"),
     ]);
     assert_eq!(found, ["a/mod.rs -> a/b.rs -> a/mod.rs"]);
@@ -769,7 +781,10 @@ fn paths_in_code_and_macros_count_and_reexports_are_followed() {
     let found = toy_loops(&[
         ("lib.rs", "pub mod x; pub mod y; pub use y::Y;"),
         ("x.rs", "pub fn f() { println!(\"{:?}\", crate::Y::new()) }"),
-        ("y.rs", "pub struct Y; impl Y { pub fn new() -> Y { crate::x::f(); Y } }"),
+        (
+            "y.rs",
+            "pub struct Y; impl Y { pub fn new() -> Y { crate::x::f(); Y } }",
+        ),
     ]);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].contains("x.rs -> y.rs") || found[0].contains("y.rs -> x.rs"));

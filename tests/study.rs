@@ -235,6 +235,23 @@ fn the_slurm_dry_run_prints_the_submission_commands_in_dependency_order() {
     );
 }
 
+#[test]
+fn a_local_dry_run_lists_the_items_and_runs_nothing() {
+    // It ran every item (without the study lock) until `--dry-run` meant Slurm only.
+    let dir = study_folder(&["smoke-single"]);
+    let printed = study_ok(dir.path(), &["--dry-run"]);
+    let plan = study_ok(dir.path(), &["--plan"]);
+    assert_eq!(printed, plan);
+    assert!(
+        printed.contains("run/smoke-single/mlp_s/seed-0"),
+        "{printed}"
+    );
+    assert!(
+        !dir.path().join("results").exists(),
+        "a dry run writes nothing"
+    );
+}
+
 /// Starts the one-node Slurm; `None` (with the reason printed) where it cannot run.
 fn slurm() -> Option<()> {
     static UP: OnceLock<std::result::Result<(), String>> = OnceLock::new();

@@ -73,8 +73,8 @@ pub struct Args {
     /// Slurm: at most this many tasks of an array at once (`--array=...%N`).
     #[arg(long)]
     pub max_parallel: Option<u32>,
-    /// Slurm: print the scripts, their plan files and the `sbatch` lines that submit
-    /// them, and submit nothing.
+    /// Run and write nothing; print what would run: with Slurm, the scripts, their plan
+    /// files and the `sbatch` lines that submit them; here, the items (as `--plan`).
     #[arg(long)]
     pub dry_run: bool,
     /// Leave the paper out of the plan.
@@ -123,6 +123,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let selected = plan.selected(args.rerun)?;
+    if args.dry_run && args.executor == Executor::Local {
+        // What this machine would run: nothing runs, nothing is cleared or locked.
+        out!("{}", plan.describe(&selected))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     // A dry run writes nothing, not even the lock.
     let _lock = (!args.dry_run)
         .then(|| study::lock(&args.out))
@@ -140,9 +145,7 @@ fn run_local(plan: &StudyPlan, selected: &[usize], args: Args, drift: PathBuf) -
         outln!("drift study: all {} items done", plan.items.len())?;
         return Ok(ExitCode::SUCCESS);
     }
-    if !args.dry_run {
-        plan.clear(selected, args.rerun)?;
-    }
+    plan.clear(selected, args.rerun)?;
     let options = local::LocalOptions {
         jobs: args.jobs,
         threads: args.threads,
