@@ -41,6 +41,17 @@ pub fn p_value(p: f64) -> String {
     }
 }
 
+/// `value` as [`fixed`] writes it, [`MISSING`] when there is none (the CLI's and the
+/// notebooks' plain numbers).
+pub fn fixed_or_missing(value: Option<f64>, decimals: usize) -> String {
+    value.map_or_else(|| MISSING.into(), |v| fixed(v, decimals))
+}
+
+/// A p-value as [`p_value`] writes it, [`MISSING`] when there is none.
+pub fn p_value_or_missing(p: Option<f64>) -> String {
+    p.map_or_else(|| MISSING.into(), p_value)
+}
+
 /// `s` with the five characters HTML gives meaning escaped, so that text from data is
 /// always text in a page (the notebooks' tables and the gallery).
 pub fn html_escape(s: &str) -> String {

@@ -6,8 +6,8 @@
 //! 0. Foundations every stage may use: `output` (printing that ends quietly on a closed
 //!    pipe), [`files`] (atomic writes, locks), [`checksum`] (SHA-256,
 //!    `SHA256SUMS` listings), [`format`](mod@format) (how numbers are written),
-//!    [`packages`] (pinned registry packages of corpora and encoder weights, fetched
-//!    once), `device` (CPU or GPU and the libtorch thread count, with the `torch`
+//!    [`table`] (the one table type: Typst, CSV, HTML and the terminal), [`packages`]
+//!    (pinned registry packages of corpora and encoder weights, fetched once), `device` (CPU or GPU and the libtorch thread count, with the `torch`
 //!    feature), [`metrics`] and [`slices`] (timestamps, slicing, the once-per-slice split,
 //!    training regimes).
 //! 1. [`data`]: time-stamped rows (synthetic generators, registry corpora, the paper's
@@ -89,6 +89,7 @@ pub mod run;
 pub mod saliency;
 pub mod slices;
 pub mod study;
+pub mod table;
 pub mod text;
 pub mod train;
 

@@ -12,6 +12,7 @@ const ORDER: &[&str] = &[
     "files",
     "checksum",
     "format",
+    "table",
     "csv_table",
     "packages",
     "device",
