@@ -1,4 +1,4 @@
-//! How numbers (and text in HTML) are written wherever drift shows them: figure labels,
+//! How numbers (and text in HTML and Typst) are written wherever drift shows them: figure labels,
 //! tables, the paper's text, the notebooks, the gallery and the CLI share these, so a
 //! value reads the same everywhere.
 
@@ -66,6 +66,26 @@ pub fn html_escape(s: &str) -> String {
             c => out.push(c),
         }
     }
+    out
+}
+
+/// `s` as a quoted Typst string literal: `\`, `"`, and control characters escaped
+/// (`\n`, `\r`, `\t`, else `\u{..}`), so that it is always exactly one string value.
+pub fn typst_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for ch in s.chars() {
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
     out
 }
 

@@ -182,7 +182,7 @@ impl DriftMatrix {
                 std::iter::once(label.clone())
                     .chain(
                         row.iter()
-                            .map(|v| v.map_or("·".into(), |v| figures::number(v, 3))),
+                            .map(|v| v.map_or("·".into(), |v| format::fixed(v, 3))),
                     )
                     .collect()
             })
@@ -412,7 +412,7 @@ impl Curve {
         let text = self
             .points
             .iter()
-            .map(|p| format!("lag {}: {}", p.lag, figures::number(p.mean, 4)))
+            .map(|p| format!("lag {}: {}", p.lag, format::fixed(p.mean, 4)))
             .collect::<Vec<_>>()
             .join("\n");
         match figures::forgetting_curves(std::slice::from_ref(self), &opts) {

@@ -19,8 +19,6 @@
 
 mod render;
 
-pub use render::typst_string;
-
 use crate::{Error, Result};
 
 /// How one column's values are written.
@@ -140,7 +138,7 @@ pub struct Table {
     /// File stem, e.g. `robustness`, `cutoff-1` (never derived from data).
     pub name: String,
     /// Caption (plain text; may contain slice labels and the metric name: escape it with
-    /// [`typst_string`] when it goes into Typst).
+    /// [`crate::format::typst_string`] when it goes into Typst).
     pub caption: String,
     columns: Vec<Column>,
     formats: Vec<Format>,

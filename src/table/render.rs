@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::{Format, Pad, Table, TextLayout, Values};
-use crate::format::{MISSING, fixed_typeset, html_escape, p_value};
+use crate::format::{MISSING, fixed_typeset, html_escape, p_value, typst_string};
 
 fn grouped(value: i64) -> String {
     let digits = value.unsigned_abs().to_string();
@@ -294,24 +294,4 @@ fn csv_field(s: &str) -> String {
     } else {
         s.to_string()
     }
-}
-
-/// `s` as a quoted Typst string literal: `\`, `"`, and control characters escaped
-/// (`\n`, `\r`, `\t`, else `\u{..}`), so that it is always exactly one string value.
-pub fn typst_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for ch in s.chars() {
-        match ch {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }

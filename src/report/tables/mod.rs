@@ -60,7 +60,8 @@ mod scores;
 
 use crate::Result;
 
-pub use crate::table::{Format, Table, typst_string};
+pub use crate::format::typst_string;
+pub use crate::table::{Format, Table};
 pub use paper::{claims_table, data_table, group_table, hyperparameters};
 pub use ranking::{cutoff_tables, family_table, robustness};
 pub use roster::{ModelListing, parse_models_listing, roster};
