@@ -1,4 +1,4 @@
-//! How numbers (and text in HTML) are written wherever drift shows them: figure labels,
+//! How numbers (and text in HTML and Typst) are written wherever drift shows them: figure labels,
 //! tables, the paper's text, the notebooks, the gallery and the CLI share these, so a
 //! value reads the same everywhere.
 
@@ -41,6 +41,17 @@ pub fn p_value(p: f64) -> String {
     }
 }
 
+/// `value` as [`fixed`] writes it, [`MISSING`] when there is none (the CLI's and the
+/// notebooks' plain numbers).
+pub fn fixed_or_missing(value: Option<f64>, decimals: usize) -> String {
+    value.map_or_else(|| MISSING.into(), |v| fixed(v, decimals))
+}
+
+/// A p-value as [`p_value`] writes it, [`MISSING`] when there is none.
+pub fn p_value_or_missing(p: Option<f64>) -> String {
+    p.map_or_else(|| MISSING.into(), p_value)
+}
+
 /// `s` with the five characters HTML gives meaning escaped, so that text from data is
 /// always text in a page (the notebooks' tables and the gallery).
 pub fn html_escape(s: &str) -> String {
@@ -55,6 +66,26 @@ pub fn html_escape(s: &str) -> String {
             c => out.push(c),
         }
     }
+    out
+}
+
+/// `s` as a quoted Typst string literal: `\`, `"`, and control characters escaped
+/// (`\n`, `\r`, `\t`, else `\u{..}`), so that it is always exactly one string value.
+pub fn typst_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for ch in s.chars() {
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
     out
 }
 

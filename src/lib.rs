@@ -8,8 +8,9 @@
 //! 0. Foundations every stage may use, each only those before it: `error` (the crate's
 //!    [`Error`]), `output` (printing that ends quietly on a closed pipe), [`files`]
 //!    (atomic writes, locks), [`checksum`] (SHA-256, `SHA256SUMS` listings),
-//!    [`format`](mod@format) (how numbers are written), `csv_table` (CSV with named
-//!    columns), [`packages`] (pinned registry packages of corpora and encoder weights, fetched
+//!    [`format`](mod@format) (how numbers are written), [`table`] (the one table type:
+//!    Typst, CSV, HTML and the terminal), `csv_table` (hand-made CSV inputs read whole, each row with its line),
+//!    [`packages`] (pinned registry packages of corpora and encoder weights, fetched
 //!    once), `device` (CPU or GPU and the libtorch thread count, with the `torch`
 //!    feature), [`metrics`] and [`slices`] (timestamps, slicing, the once-per-slice split,
 //!    training regimes).
@@ -92,6 +93,7 @@ pub mod run;
 pub mod saliency;
 pub mod slices;
 pub mod study;
+pub mod table;
 pub mod text;
 pub mod train;
 

@@ -12,7 +12,7 @@
 //! | [`TemporalEffects`] | the four scores with p-values and min / max over seeds, as an HTML table |
 //! | [`Curve`] | its forgetting curve, as a chart |
 //! | [`Figure`] | any SVG figure of [`crate::report::figures`] |
-//! | [`Table`] | rows of text, as an HTML table |
+//! | [`Table`] | its cells, as an HTML table |
 //!
 //! A frontend shows one MIME type of an output, so a value with a picture and a table
 //! sends one `text/html` document holding both, with the picture alone as
@@ -23,7 +23,6 @@
 //!
 //! Nothing here adds a dependency, so it is not behind a cargo feature.
 
-use std::fmt::Write as _;
 use std::io::Write as _;
 
 use crate::analysis::{SCORES, StudyAnalysis, Summary, TemporalEffects, TemporalScore};
@@ -32,6 +31,9 @@ use crate::matrix::{DriftMatrix, Grid};
 use crate::metrics::Metric;
 use crate::report::figures::{self, Curve, CurveOptions, HeatmapOptions, Scale};
 use crate::{Error, Result};
+
+/// A table of text cells, shown as HTML (the crate's one table type).
+pub use crate::table::Table;
 
 /// The outputs of one value: `(MIME type, content)` pairs, richest first.
 pub type Bundle = Vec<(&'static str, String)>;
@@ -124,110 +126,22 @@ impl Figure {
     }
 }
 
-/// A table of text cells, shown as HTML.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Table {
-    caption: String,
-    header: Vec<String>,
-    rows: Vec<Vec<String>>,
-}
-
 impl Table {
-    /// A table with a caption (may be empty), a header and rows as long as the header.
-    pub fn new(caption: &str, header: &[&str], rows: Vec<Vec<String>>) -> Result<Table> {
-        if let Some((i, row)) = rows
-            .iter()
-            .enumerate()
-            .find(|(_, r)| r.len() != header.len())
-        {
-            return Err(Error::Invalid(format!(
-                "table {caption:?}: row {i} has {} cells, the header {}",
-                row.len(),
-                header.len()
-            )));
-        }
-        Ok(Table {
-            caption: caption.to_string(),
-            header: header.iter().map(|h| h.to_string()).collect(),
-            rows,
-        })
-    }
-
-    /// The rows.
-    pub fn rows(&self) -> &[Vec<String>] {
-        &self.rows
-    }
-
-    /// The table as an HTML `<table>`, cells escaped.
-    pub fn html(&self) -> String {
-        let mut s = String::from("<table>");
-        if !self.caption.is_empty() {
-            let _ = write!(
-                s,
-                "<caption>{}</caption>",
-                format::html_escape(&self.caption)
-            );
-        }
-        s.push_str("<thead><tr>");
-        for h in &self.header {
-            let _ = write!(s, "<th>{}</th>", format::html_escape(h));
-        }
-        s.push_str("</tr></thead><tbody>");
-        for row in &self.rows {
-            s.push_str("<tr>");
-            for c in row {
-                let _ = write!(s, "<td>{}</td>", format::html_escape(c));
-            }
-            s.push_str("</tr>");
-        }
-        s.push_str("</tbody></table>");
-        s
-    }
-
-    /// The table as aligned plain text.
-    pub fn text(&self) -> String {
-        let cols = self.header.len();
-        let width = |j: usize| {
-            std::iter::once(&self.header[j])
-                .chain(self.rows.iter().map(|r| &r[j]))
-                .map(|c| c.chars().count())
-                .max()
-                .unwrap_or(0)
-        };
-        let widths: Vec<usize> = (0..cols).map(width).collect();
-        let line = |cells: &[String]| {
-            let padded: Vec<String> = cells
-                .iter()
-                .zip(&widths)
-                .map(|(c, w)| format!("{c:>w$}"))
-                .collect();
-            padded.join("  ").trim_end().to_string()
-        };
-        let mut s = String::new();
-        if !self.caption.is_empty() {
-            let _ = writeln!(s, "{}", self.caption);
-        }
-        let _ = writeln!(s, "{}", line(&self.header));
-        for row in &self.rows {
-            let _ = writeln!(s, "{}", line(row));
-        }
-        s.trim_end().to_string()
-    }
-
     /// What [`Table::evcxr_display`] sends.
     pub fn bundle(&self) -> Bundle {
         vec![("text/html", self.html()), ("text/plain", self.text())]
     }
 }
 
-/// `v` with `decimals` decimals, `–` when there is none.
+/// `v` with `decimals` decimals, `–` when there is none ([`format::fixed_or_missing`]).
 pub fn number(v: Option<f64>, decimals: usize) -> String {
-    v.map_or_else(|| MISSING.into(), |v| format::fixed(v, decimals))
+    format::fixed_or_missing(v, decimals)
 }
 
-/// A p-value as the tables write it: three decimals, or `<0.001`.
+/// A p-value as the tables write it: three decimals, or `<0.001`
+/// ([`format::p_value_or_missing`]).
 pub fn p_value(p: Option<f64>) -> String {
-    p.map_or_else(|| MISSING.into(), format::p_value)
+    format::p_value_or_missing(p)
 }
 
 /// The `<svg>` element of an SVG document, to inline in HTML.
@@ -268,7 +182,7 @@ impl DriftMatrix {
                 std::iter::once(label.clone())
                     .chain(
                         row.iter()
-                            .map(|v| v.map_or("·".into(), |v| figures::number(v, 3))),
+                            .map(|v| v.map_or("·".into(), |v| format::fixed(v, 3))),
                     )
                     .collect()
             })
@@ -498,7 +412,7 @@ impl Curve {
         let text = self
             .points
             .iter()
-            .map(|p| format!("lag {}: {}", p.lag, figures::number(p.mean, 4)))
+            .map(|p| format!("lag {}: {}", p.lag, format::fixed(p.mean, 4)))
             .collect::<Vec<_>>()
             .join("\n");
         match figures::forgetting_curves(std::slice::from_ref(self), &opts) {

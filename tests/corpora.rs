@@ -363,11 +363,11 @@ fn data_list_shows_every_source() {
     assert!(text.contains("toy-images           generator  generated    240    2000..2005-02-09"));
     for c in packages::holding(Holds::Corpus) {
         let line = text.lines().find(|l| l.starts_with(c.name)).unwrap();
-        assert!(line.contains("corpus     not fetched  -"), "{line}");
+        assert!(line.contains("corpus     not fetched  –"), "{line}");
     }
     for p in packages::holding(Holds::Encoder) {
         let line = text.lines().find(|l| l.starts_with(p.name)).unwrap();
-        assert!(line.contains("encoder    not fetched  -"), "{line}");
+        assert!(line.contains("encoder    not fetched  –"), "{line}");
         assert!(line.ends_with(p.licence), "{line}");
     }
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_drift"))

@@ -129,7 +129,8 @@ fn temporal_effects_show_scores_p_values_and_seed_range() {
     let effects = analysis::temporal_effects(&matrix());
     let table = effects.table();
     assert_eq!(table.rows().len(), 4);
-    let det = &table.rows()[0];
+    let rows = table.rows();
+    let det = &rows[0];
     assert_eq!(det[0], "deterioration, consecutive");
     // Every consecutive difference is -0.1 on both seeds.
     assert_eq!(det[2], "-0.1000");

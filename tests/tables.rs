@@ -9,8 +9,8 @@ use drift::report::tables::{
     family_table, health_table, parse_models_listing, retraining_table, robustness, roster,
     temporal_effects_table, to_csv, to_typst, typst_string, wild_time_table,
 };
+use drift::table::{Column, Values};
 use drift::{DriftMatrix, Grid, Metric};
-use polars::prelude::{Column, DataFrame};
 
 const E: Option<f64> = None;
 
@@ -158,22 +158,24 @@ fn analysed(runs: &[ModelRuns]) -> StudyAnalysis {
 }
 
 fn strs(table: &Table, column: &str) -> Vec<Option<String>> {
-    let c = table.frame.column(column).unwrap();
-    c.str()
-        .unwrap()
-        .iter()
-        .map(|v| v.map(String::from))
-        .collect()
+    match &table.column(column).unwrap().values {
+        Values::Text(v) => v.iter().map(|s| Some(s.clone())).collect(),
+        other => panic!("{column} is not text: {other:?}"),
+    }
 }
 
 fn ints(table: &Table, column: &str) -> Vec<Option<i64>> {
-    let c = table.frame.column(column).unwrap();
-    c.i64().unwrap().iter().collect()
+    match &table.column(column).unwrap().values {
+        Values::Int(v) => v.clone(),
+        other => panic!("{column} is not integers: {other:?}"),
+    }
 }
 
 fn floats(table: &Table, column: &str) -> Vec<Option<f64>> {
-    let c = table.frame.column(column).unwrap();
-    c.f64().unwrap().iter().collect()
+    match &table.column(column).unwrap().values {
+        Values::Float(v) => v.clone(),
+        other => panic!("{column} is not floats: {other:?}"),
+    }
 }
 
 fn assert_close(actual: &[Option<f64>], expected: &[Option<f64>]) {
@@ -195,12 +197,7 @@ fn names(v: &[&str]) -> Vec<Option<String>> {
 fn robustness_values_ranks_and_ties() {
     let t = robustness(&analysed(&study())).unwrap();
     assert_eq!(t.name, "robustness");
-    let columns: Vec<&str> = t
-        .frame
-        .columns()
-        .iter()
-        .map(|c| c.name().as_str())
-        .collect();
+    let columns: Vec<&str> = t.columns().iter().map(|c| c.name.as_str()).collect();
     assert_eq!(
         columns,
         [
@@ -528,22 +525,19 @@ fn temporal_effects_with_p_values_marks_and_seed_range() {
 }
 
 fn marked_table(p: Vec<Option<f64>>, values: Vec<Option<f64>>) -> Table {
-    Table {
-        name: "marks".into(),
-        caption: String::new(),
-        frame: DataFrame::new_infer_height(vec![
-            Column::new("value".into(), values),
-            Column::new("p".into(), p),
-        ])
-        .unwrap(),
-        formats: vec![
+    Table::from_columns(
+        "marks",
+        "",
+        vec![Column::floats("value", values), Column::floats("p", p)],
+        vec![
             Format::Marked {
                 decimals: 2,
                 p_value: "p".into(),
             },
             Format::PValue,
         ],
-    }
+    )
+    .unwrap()
 }
 
 #[test]
@@ -591,26 +585,22 @@ fn significance_marks_at_their_thresholds() {
 
 #[test]
 fn typst_output_escapes_data_exactly() {
-    let t = Table {
-        name: "small".into(),
-        caption: "x".into(),
-        frame: DataFrame::new_infer_height(vec![
-            Column::new(
-                "model".into(),
-                vec![r#"a"]#exit()"#.to_string(), "b\\\n)#x[".to_string()],
-            ),
-            Column::new("n".into(), vec![Some(1234567i64), None]),
-            Column::new("v".into(), vec![Some(-0.001), Some(f64::NAN)]),
-            Column::new("c".into(), vec![Some(-7i64), Some(0)]),
-        ])
-        .unwrap(),
-        formats: vec![
-            Format::Text,
-            Format::Grouped,
-            Format::Fixed(2),
-            Format::Integer,
-        ],
-    };
+    let columns = vec![
+        Column::text(
+            "model",
+            vec![r#"a"]#exit()"#.to_string(), "b\\\n)#x[".to_string()],
+        ),
+        Column::ints("n", vec![Some(1234567i64), None]),
+        Column::floats("v", vec![Some(-0.001), Some(f64::NAN)]),
+        Column::ints("c", vec![Some(-7i64), Some(0)]),
+    ];
+    let formats = vec![
+        Format::Text,
+        Format::Grouped,
+        Format::Fixed(2),
+        Format::Integer,
+    ];
+    let t = Table::from_columns("small", "x", columns.clone(), formats.clone()).unwrap();
     assert_eq!(
         to_typst(&t).unwrap(),
         r#"#table(
@@ -628,16 +618,16 @@ fn typst_output_escapes_data_exactly() {
         "model,n,v,c\n\"a\"\"]#exit()\",1234567,-0.001,-7\n\"b\\\n)#x[\",,,0\n"
     );
     // Formats must match the columns.
-    let mut bad = t.clone();
-    bad.formats.pop();
+    let fewer = formats[..3].to_vec();
     assert!(
-        to_typst(&bad)
+        Table::from_columns("small", "x", columns.clone(), fewer)
             .unwrap_err()
             .to_string()
             .contains("3 formats for 4 columns")
     );
-    bad.formats = vec![Format::Fixed(2); 4];
-    let err = to_typst(&bad).unwrap_err().to_string();
+    let err = Table::from_columns("small", "x", columns, vec![Format::Fixed(2); 4])
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("\"model\" does not fit"), "{err}");
 }
 
@@ -961,18 +951,13 @@ fn with_health(runs: &[ModelRuns]) -> Vec<ModelRuns> {
 fn health_and_collapsed_tables() {
     let runs = with_health(&study());
     let t = health_table(&runs).unwrap();
-    let columns: Vec<&str> = t
-        .frame
-        .columns()
-        .iter()
-        .map(|c| c.name().as_str())
-        .collect();
+    let columns: Vec<&str> = t.columns().iter().map(|c| c.name.as_str()).collect();
     assert_eq!(
         columns[..5],
         ["model", "seed", "cutoff", "majority_share", "collapsed"]
     );
     // 4 models x 2 seeds x 3 cutoffs, models by key.
-    assert_eq!(t.frame.height(), 24);
+    assert_eq!(t.height(), 24);
     assert_eq!(strs(&t, "model")[0].as_deref(), Some("cnn_s"));
     assert!(
         t.caption.contains("8 of 24 trained checkpoints collapsed"),
@@ -988,12 +973,12 @@ fn health_and_collapsed_tables() {
         "{csv}"
     );
     let c = collapsed_table(&runs).unwrap();
-    assert_eq!(c.frame.height(), 8);
+    assert_eq!(c.height(), 8);
     assert_eq!(ints(&c, "collapsed"), [Some(1); 8]);
     assert_eq!(ints(&c, "cutoffs"), [Some(3); 8]);
     assert_eq!(strs(&c, "where")[0].as_deref(), Some("2001"));
     // Runs without a health record are left out.
-    assert_eq!(collapsed_table(&study()).unwrap().frame.height(), 0);
+    assert_eq!(collapsed_table(&study()).unwrap().height(), 0);
 }
 
 /// Wild-Time, retraining and bootstrap tables read the analyses they name.

@@ -1,5 +1,5 @@
 //! The integration tests, one binary with one module per area (as ripgrep's
-//! `tests/tests.rs`): each test binary links typst, polars and libtorch, so 27 of them
+//! `tests/tests.rs`): each test binary links typst and libtorch, so 27 of them
 //! made a target folder of tens of GB and most of the suite's time was linking. Shared
 //! helpers are in `support`.
 

@@ -5,8 +5,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use crate::data::{self, DataOptions, DataSpec};
+use crate::format::MISSING;
 use crate::output::outln;
 use crate::packages::{self, Holds, Package};
+use crate::table::{Pad, Table, TextLayout};
 use crate::{Error, Result};
 
 /// `drift data` subcommands.
@@ -42,14 +44,7 @@ pub fn run(command: Command) -> Result<ExitCode> {
 }
 
 fn list(cache: &Path) -> Result<ExitCode> {
-    let mut lines = vec![[
-        "name".to_string(),
-        "kind".into(),
-        "status".into(),
-        "rows".into(),
-        "span".into(),
-        "licence".into(),
-    ]];
+    let mut lines: Vec<Vec<String>> = Vec::new();
     for source in data::SOURCES {
         let (kind, status) = match source.package() {
             None => ("generator", "generated".to_string()),
@@ -59,7 +54,7 @@ fn list(cache: &Path) -> Result<ExitCode> {
             },
         };
         let (rows, span) = if status == "not fetched" {
-            ("-".to_string(), "-".to_string())
+            (MISSING.to_string(), MISSING.to_string())
         } else {
             let spec = DataSpec::Source(source.name.to_string());
             match data::load(&spec, &DataOptions::default(), Path::new(".")) {
@@ -68,14 +63,14 @@ fn list(cache: &Path) -> Result<ExitCode> {
                     let max = d.timestamps.iter().max();
                     let span = match (min, max) {
                         (Some(a), Some(b)) => format!("{a}..{b}"),
-                        _ => "-".into(),
+                        _ => MISSING.into(),
                     };
                     (d.rows().to_string(), span)
                 }
                 Err(e) => ("error".into(), e.to_string()),
             }
         };
-        lines.push([
+        lines.push(vec![
             source.name.to_string(),
             kind.into(),
             status,
@@ -89,31 +84,27 @@ fn list(cache: &Path) -> Result<ExitCode> {
             Some(_) => "fetched",
             None => "not fetched",
         };
-        lines.push([
+        lines.push(vec![
             package.name.to_string(),
             "encoder".into(),
             status.into(),
-            "-".into(),
-            "-".into(),
+            MISSING.into(),
+            MISSING.into(),
             package.licence.to_string(),
         ]);
     }
-    let widths: Vec<usize> = (0..5)
-        .map(|i| {
-            lines
-                .iter()
-                .map(|l| l[i].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    for line in &lines {
-        let mut text = String::new();
-        for (i, width) in widths.iter().enumerate() {
-            text += &format!("{:<width$}  ", line[i]);
-        }
-        outln!("{text}{}", line[5])?;
-    }
+    let table = Table::new(
+        "",
+        &["name", "kind", "status", "rows", "span", "licence"],
+        lines,
+    )
+    .expect("six cells a row");
+    let layout = TextLayout {
+        indent: 0,
+        gap: 2,
+        pads: vec![Pad::Left; 6],
+    };
+    outln!("{}", table.text_with(&layout))?;
     outln!("cache: {}", cache.display())?;
     Ok(ExitCode::SUCCESS)
 }

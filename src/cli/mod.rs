@@ -135,8 +135,3 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::VerifyPaper(args) => verify_paper::run(args),
     }
 }
-
-/// A number for tables: fixed precision, `-` when absent.
-fn cell(value: Option<f64>) -> String {
-    value.map_or_else(|| "-".to_string(), |v| crate::format::fixed(v, 4))
-}

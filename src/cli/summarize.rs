@@ -6,17 +6,17 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 
-use super::cell;
-use crate::analysis::{STREAM_K, SelfLabelling, Summary, summarize_with};
+use crate::analysis::{STREAM_K, SelfLabelling, Summary, TemporalScore, summarize_with};
 use crate::artifacts::{ModelRuns, load_all};
 use crate::format;
 use crate::metrics::{Direction, Metric};
 use crate::output::{out, outln};
+use crate::table::{Pad, Table, TextLayout};
 use crate::{Result, matrix};
 
-/// Output formats.
+/// What `drift summarize` prints.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum Format {
+pub enum OutputFormat {
     /// One JSON object (keys `id`, `future`, `decay`, `forgetting`, and the four scores).
     Json,
     /// A table for people.
@@ -47,8 +47,8 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub gold: Option<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Json)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Json)]
+    pub format: OutputFormat,
     /// Wild-Time's Eval-Fix split: the slice whose model is scored on its held-out parts
     /// (slices up to it, as a cumulative regime trains) and on every later slice (default:
     /// the middle slice).
@@ -107,7 +107,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Some(gold) => Some(self_labelling_of(&args, runs.as_ref(), &matrix, gold)?),
     };
     match args.format {
-        Format::Json => {
+        OutputFormat::Json => {
             let out = Output {
                 summary: &summary,
                 collapsed,
@@ -120,7 +120,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 serde_json::to_string_pretty(&out).expect("a summary serialises")
             )?;
         }
-        Format::Table => {
+        OutputFormat::Table => {
             out!("{}", table(&summary, &design))?;
             if let Some(t) = &self_labelling {
                 out!("{}", self_labelling_table(t, &summary.slices))?;
@@ -197,29 +197,63 @@ fn self_labelling_of(
     })
 }
 
+/// A number of the summary's tables: 4 decimals, [`format::MISSING`] when there is none.
+fn cell(value: Option<f64>) -> String {
+    format::fixed_or_missing(value, 4)
+}
+
+/// The layout of the score tables: the first column `first` wide, then the value, the
+/// p-value (`p` wide), N, and the min and max over seeds.
+fn scores_layout(first: usize, p: usize) -> TextLayout {
+    TextLayout {
+        indent: 2,
+        gap: 1,
+        pads: vec![
+            Pad::LeftIn(first),
+            Pad::RightIn(9),
+            Pad::RightIn(p),
+            Pad::RightIn(4),
+            Pad::RightIn(15),
+            Pad::RightIn(15),
+        ],
+    }
+}
+
+/// One score as a row of a score table; `p` is its p-value cell.
+fn score_row(name: &str, s: &TemporalScore, p: String) -> Vec<String> {
+    vec![
+        name.to_string(),
+        cell(s.score),
+        p,
+        s.n.to_string(),
+        cell(s.min),
+        cell(s.max),
+    ]
+}
+
+/// Table 9 of Agarwal & Nenkova, with a blank line before it.
 fn self_labelling_table(t: &SelfLabelling, slices: &[String]) -> String {
-    let line = |name: &str, s: &crate::analysis::TemporalScore| {
-        let p = s.p_value.map_or_else(|| "-".into(), format::p_value);
-        format!(
-            "  {name:<14} {:>9} {p:>8} {:>4} {:>15} {:>15}\n",
-            cell(s.score),
-            s.n,
-            cell(s.min),
-            cell(s.max)
-        )
-    };
-    format!(
-        "\nAgarwal & Nenkova Table 9: adaptation against the anchor row {} (M_i^j - M_s^j)\n  {:<14} {:>9} {:>8} {:>4} {:>15} {:>15}\n{}{}",
-        slices[t.anchor],
-        "labels",
-        "value",
-        "p-value",
-        "n",
-        "min over seeds",
-        "max over seeds",
-        line("self-labelled", &t.self_labelled),
-        line("gold", &t.gold)
+    let p = |s: &TemporalScore| format::p_value_or_missing(s.p_value);
+    let table = Table::new(
+        &format!(
+            "Agarwal & Nenkova Table 9: adaptation against the anchor row {} (M_i^j - M_s^j)",
+            slices[t.anchor]
+        ),
+        &[
+            "labels",
+            "value",
+            "p-value",
+            "n",
+            "min over seeds",
+            "max over seeds",
+        ],
+        vec![
+            score_row("self-labelled", &t.self_labelled, p(&t.self_labelled)),
+            score_row("gold", &t.gold, p(&t.gold)),
+        ],
     )
+    .expect("six cells a row");
+    format!("\n{}\n", table.text_with(&scores_layout(14, 8)))
 }
 
 /// What the Agarwal & Nenkova scores of this input mean, from the runs' preset when it can
@@ -324,6 +358,8 @@ fn collapsed_table(seeds: &[SeedCollapsed], excluded: bool) -> String {
     out
 }
 
+/// The summary for people: the headline scores, the per-cutoff rows, the forgetting curve,
+/// the Agarwal & Nenkova scores and Wild-Time's protocols.
 fn table(s: &Summary, design: &str) -> String {
     let direction = match s.metric.direction() {
         Direction::HigherIsBetter => "higher is better",
@@ -341,49 +377,82 @@ fn table(s: &Summary, design: &str) -> String {
         cell(s.future),
         cell(s.decay),
     );
-    out += "\nper cutoff\n";
-    out += &format!(
-        "  {:<12} {:>8} {:>8} {:>8}\n",
-        "slice", "ID", "future", "decay"
-    );
-    for row in &s.per_cutoff {
-        out += &format!(
-            "  {:<12} {:>8} {:>8} {:>8}\n",
-            row.slice,
-            cell(row.row.scores.id),
-            cell(row.row.scores.future),
-            cell(row.row.scores.decay)
-        );
-    }
-    out += "\nforgetting curve (mean over seeds of mean_i M[i][i+lag])\n  lag      mean      std\n";
-    for p in &s.forgetting {
-        out += &format!(
-            "  {:>3} {:>9} {:>8}\n",
-            p.lag,
-            cell(Some(p.mean)),
-            cell(p.std)
-        );
-    }
-    out += "\nAgarwal & Nenkova (mean raw difference, positive = metric went up)\n";
-    out += &format!(
-        "  {:<27} {:>9} {:>8}  {:>4} {:>15} {:>15}\n",
-        "score", "value", "p-value", "n", "min over seeds", "max over seeds"
-    );
-    for (name, t) in s.effects.named() {
-        let p = t.p_value.map_or_else(|| "-".into(), format::p_value);
-        let mark = if t.p_value.is_some_and(|p| p < 0.05) {
-            "*"
-        } else {
-            " "
-        };
-        out += &format!(
-            "  {name:<27} {:>9} {p:>8}{mark} {:>4} {:>15} {:>15}\n",
-            cell(t.score),
-            t.n,
-            cell(t.min),
-            cell(t.max)
-        );
-    }
+    let per_cutoff = s
+        .per_cutoff
+        .iter()
+        .map(|row| {
+            let scores = &row.row.scores;
+            vec![
+                row.slice.clone(),
+                cell(scores.id),
+                cell(scores.future),
+                cell(scores.decay),
+            ]
+        })
+        .collect();
+    let per_cutoff = Table::new(
+        "per cutoff",
+        &["slice", "ID", "future", "decay"],
+        per_cutoff,
+    )
+    .expect("four cells a row");
+    let layout = TextLayout {
+        indent: 2,
+        gap: 1,
+        pads: vec![
+            Pad::LeftIn(12),
+            Pad::RightIn(8),
+            Pad::RightIn(8),
+            Pad::RightIn(8),
+        ],
+    };
+    out += &format!("\n{}\n", per_cutoff.text_with(&layout));
+    let forgetting = s
+        .forgetting
+        .iter()
+        .map(|p| vec![p.lag.to_string(), cell(Some(p.mean)), cell(p.std)])
+        .collect();
+    let forgetting = Table::new(
+        "forgetting curve (mean over seeds of mean_i M[i][i+lag])",
+        &["lag", "mean", "std"],
+        forgetting,
+    )
+    .expect("three cells a row");
+    let layout = TextLayout {
+        indent: 2,
+        gap: 1,
+        pads: vec![Pad::RightIn(3), Pad::RightIn(9), Pad::RightIn(8)],
+    };
+    out += &format!("\n{}\n", forgetting.text_with(&layout));
+    let effects = s
+        .effects
+        .named()
+        .map(|(name, t)| {
+            let mark = if t.p_value.is_some_and(|p| p < 0.05) {
+                "*"
+            } else {
+                " "
+            };
+            let p = format::p_value_or_missing(t.p_value);
+            score_row(name, &t, format!("{p}{mark}"))
+        })
+        .collect();
+    // The p-value column holds each p-value and its mark (or a space): its header ends
+    // with the space over the marks.
+    let effects = Table::new(
+        "Agarwal & Nenkova (mean raw difference, positive = metric went up)",
+        &[
+            "score",
+            "value",
+            "p-value ",
+            "n",
+            "min over seeds",
+            "max over seeds",
+        ],
+        effects,
+    )
+    .expect("six cells a row");
+    out += &format!("\n{}\n", effects.text_with(&scores_layout(27, 9)));
     out += "  (* p < 0.05, two-sided Wilcoxon signed-rank test)\n";
     out += &format!("  {design}\n");
     if let Some(f) = &s.eval_fix {

@@ -8,7 +8,9 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::colors::TAB10;
 use super::heatmap::{AXIS_PX, TICK_PX};
-use super::{err, nice_ticks, number, render, rgb, style, text, width};
+use super::style::{rgb, style, text, width};
+use super::svg::{err, render};
+use super::ticks::{nice_ticks, number};
 use crate::analysis::TemporalScore;
 use crate::{Error, Result};
 

@@ -6,7 +6,7 @@
 //! square (edges at `round(n * side / K)`), one `<rect>` each reaching one pixel under the
 //! cells drawn after it so that no seam shows; empty cells are light grey
 //! ([`super::colors::EMPTY`]). A dashed line marks the diagonal. Labels are thinned by
-//! [`super::thinned`]; the column labels turn upright when they would overlap.
+//! [`super::ticks::thinned`]; the column labels turn upright when they would overlap.
 //!
 //! `<rect>` elements of a heatmap: 1 background, `K*K` cells, 1 matrix frame,
 //! [`COLORBAR_STEPS`] colour-bar steps and 1 colour-bar frame.
@@ -16,7 +16,9 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::colors::EMPTY;
 use super::scale::Scale;
-use super::{Area, err, nice_ticks, number, render, rgb, style, text, thinned, width};
+use super::style::{rgb, style, text, width};
+use super::svg::{Area, err, render};
+use super::ticks::{MAX_LABELS, nice_ticks, number, thinned};
 use crate::matrix::Grid;
 use crate::metrics::{Direction, Metric};
 use crate::{Error, Result};
@@ -147,7 +149,7 @@ fn layout(area: &Area, k: usize, labels: &[String], side: i32) -> Result<Layout>
     for &n in &shown {
         widest = widest.max(width(area, &labels[n], &s)?);
     }
-    let step = k.div_ceil(super::MAX_LABELS).max(1);
+    let step = k.div_ceil(MAX_LABELS).max(1);
     let spacing = if k == 0 {
         side
     } else {

@@ -8,7 +8,8 @@ use super::heatmap::{
     HeatmapOptions, TITLE_PX, check, colorbar_width, draw_colorbar, draw_matrix, probe_layout,
 };
 use super::scale::Scale;
-use super::{render, style, text};
+use super::style::{style, text};
+use super::svg::render;
 use crate::matrix::Grid;
 use crate::{Error, Result};
 

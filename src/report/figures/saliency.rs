@@ -11,7 +11,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::colors::{EMPTY, sequential};
 use super::heatmap::{TICK_PX, colorbar_width, draw_colorbar};
 use super::scale::Scale;
-use super::{err, render, rgb, style, text, width};
+use super::style::{rgb, style, text, width};
+use super::svg::{err, render};
 use crate::metrics::Direction;
 use crate::{Error, Result};
 

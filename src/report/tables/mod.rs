@@ -1,6 +1,8 @@
-//! The appendix tables of the paper (protocol.md §6), each a polars [`DataFrame`] read
-//! from the analyses of one study ([`crate::analysis::StudyAnalysis`]), and their
-//! rendering as a Typst `#table(..)` block ([`to_typst`]) or CSV ([`to_csv`]).
+//! The tables of the paper (protocol.md §6), each a [`Table`] (the crate's one table type,
+//! [`crate::table`]) read from the analyses of one study
+//! ([`crate::analysis::StudyAnalysis`]) or from the paper's presets and claims, and
+//! written as a Typst `#table(..)` block ([`Table::typst`]), CSV ([`Table::csv`]) and
+//! HTML for the gallery ([`Table::html_styled`]).
 //!
 //! Tables:
 //! - [`roster`]: model, family, input, architecture, parameter count (from the committed
@@ -18,10 +20,13 @@
 //! - [`bootstrap_table`]: bootstrap intervals of ID, future, decay and the gap to the best;
 //! - [`collapsed_table`] (in the paper) and [`health_table`] (CSV only, one row per
 //!   checkpoint): checkpoint health from the runs' `health.json`;
-//! - [`compute_table`]: training and evaluation wall-clock seconds from `timing.json`.
+//! - [`compute_table`]: training and evaluation wall-clock seconds from `timing.json`;
+//! - paper-wide: [`claims_table`] (the findings' claims), [`hyperparameters`] (the presets
+//!   and their training settings), [`data_table`] (sources and encoders), [`group_table`]
+//!   (a group of studies side by side).
 //!
 //! Units: scores of metrics in `[0, 1]` (accuracy, balanced accuracy, macro AUC, the F1s)
-//! are multiplied by 100 in the frames ([`crate::Metric::display_scale`]); error metrics (MSE, MAE,
+//! are multiplied by 100 in the columns ([`crate::Metric::display_scale`]); error metrics (MSE, MAE,
 //! balanced MSE) are left as they are. ID / future / decay are computed on the per-cell
 //! mean over seeds.
 //!
@@ -37,81 +42,43 @@
 //! with 3 decimals, `<0.001` below 0.0005 ([`Format::PValue`]). A missing (null) or
 //! non-finite value is `–` (en dash). In Typst a negative number starts with `−` (U+2212);
 //! `-0.00` is written `0.00`. Every Typst cell, header included, is a quoted string literal
-//! ([`typst_string`]), so no data can inject Typst code. The CSV holds the frame's raw
-//! values instead (full precision, empty for null).
+//! ([`typst_string`]), so no data can inject Typst code. The CSV holds the raw values
+//! instead (full precision, empty for null).
 //!
-//! The table type is here, its rendering in `tables/render.rs`, and the tables of the
-//! paper are built in `tables/builders.rs`.
+//! The builders are grouped by what they read: `roster.rs` (the models listing),
+//! `ranking.rs` (robustness, cutoffs, families), `scores.rs` (A&N, Wild-Time, retraining,
+//! bootstrap), `runs.rs` (compute and health, from the runs' records) and `paper.rs` (the
+//! paper-wide tables); `rows.rs` holds what they share. [`to_typst`], [`to_csv`] and
+//! [`to_html`] are the renderings under their former names.
 
-mod builders;
-mod render;
+mod paper;
+mod ranking;
+mod roster;
+mod rows;
+mod runs;
+mod scores;
 
-use polars::prelude::DataFrame;
+use crate::Result;
 
-use crate::Error;
+pub use crate::format::typst_string;
+pub use crate::table::{Format, Table};
+pub use paper::{claims_table, data_table, group_table, hyperparameters};
+pub use ranking::{cutoff_tables, family_table, robustness};
+pub use roster::{ModelListing, parse_models_listing, roster};
+pub use runs::{collapsed_table, compute_table, health_table};
+pub use scores::{bootstrap_table, retraining_table, temporal_effects_table, wild_time_table};
 
-pub use builders::{
-    ModelListing, bootstrap_table, claims_table, collapsed_table, compute_table, cutoff_tables,
-    data_table, family_table, group_table, health_table, hyperparameters, parse_models_listing,
-    retraining_table, robustness, roster, temporal_effects_table, wild_time_table,
-};
-pub use render::{to_csv, to_html, to_typst, typst_string};
-
-/// How one column is written in Typst.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// A string column, as is.
-    Text,
-    /// An integer column in plain digits.
-    Integer,
-    /// An integer column grouped by thousands with commas (`1,234,567`).
-    Grouped,
-    /// A float column with this many decimals.
-    Fixed(usize),
-    /// A float column with this many decimals and the significance marks of the p-value
-    /// in the named column of the same row: `**` p < 0.01, `*` p < 0.05.
-    Marked {
-        /// Decimals.
-        decimals: usize,
-        /// The p-value column.
-        p_value: String,
-    },
-    /// A p-value: 3 decimals, `<0.001` when it would round to `0.000`.
-    PValue,
-    /// A mean with this many decimals, then `± sd` and, on a second line, the range
-    /// `[min, max]`, read from the named float columns of the same row (a missing sd, as with
-    /// one seed, is left out).
-    Spread {
-        /// Decimals.
-        decimals: usize,
-        /// The sample standard deviation column.
-        sd: String,
-        /// The minimum column.
-        min: String,
-        /// The maximum column.
-        max: String,
-    },
-    /// In the CSV only: the Typst table leaves the column out (e.g. the sd, min and max a
-    /// [`Format::Spread`] column shows).
-    Hidden,
+/// The table as Typst ([`Table::typst`]).
+pub fn to_typst(table: &Table) -> Result<String> {
+    Ok(table.typst())
 }
 
-/// One table: a name (the output file stem), a caption and the frame, with one
-/// [`Format`] per column.
-#[derive(Clone, Debug)]
-pub struct Table {
-    /// File stem, e.g. `robustness`, `cutoff-1` (never derived from data).
-    pub name: String,
-    /// Caption (plain text; may contain slice labels and the metric name: escape it with
-    /// [`typst_string`] when it goes into Typst).
-    pub caption: String,
-    /// The values; column names are the header.
-    pub frame: DataFrame,
-    /// How each column is rendered, in column order.
-    pub formats: Vec<Format>,
+/// The table as CSV ([`Table::csv`]).
+pub fn to_csv(table: &Table) -> Result<String> {
+    Ok(table.csv())
 }
 
-/// Turns a polars error into one naming the table.
-fn polars_error(name: &str) -> impl Fn(polars::error::PolarsError) -> Error + '_ {
-    move |e| Error::Invalid(format!("table {name}: {e}"))
+/// The table as HTML for the gallery ([`Table::html_styled`]).
+pub fn to_html(table: &Table) -> Result<String> {
+    Ok(table.html_styled())
 }
