@@ -481,7 +481,7 @@ fn one_study_trains_a_key_on_several_presets_when_they_are_tagged() {
     )
     .unwrap();
     let roster = drift::report::tables::roster(&listing, a).unwrap();
-    let csv = drift::report::tables::to_csv(&roster).unwrap();
+    let csv = roster.csv();
     let models: Vec<&str> = csv
         .lines()
         .skip(1)

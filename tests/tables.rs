@@ -7,7 +7,7 @@ use drift::artifacts::{ModelRuns, RunProvenance, WallTimes};
 use drift::report::tables::{
     Format, ModelListing, Table, bootstrap_table, collapsed_table, compute_table, cutoff_tables,
     family_table, health_table, parse_models_listing, retraining_table, robustness, roster,
-    temporal_effects_table, to_csv, to_typst, typst_string, wild_time_table,
+    temporal_effects_table, typst_string, wild_time_table,
 };
 use drift::table::{Column, Values};
 use drift::{DriftMatrix, Grid, Metric};
@@ -271,7 +271,7 @@ fn robustness_values_ranks_and_ties() {
     assert_eq!(strs(&t, "tied"), names(&["", "tied", "", ""]));
     assert!(t.caption.contains("accuracy ×100"), "{}", t.caption);
     assert_eq!(
-        to_typst(&t).unwrap(),
+        t.typst(),
         r#"#table(
   columns: 9,
   align: (right, left, left, right, right, right, right, right, left),
@@ -344,7 +344,7 @@ fn one_table_per_spread_cutoff() {
     // touches cnn_s's [50, 75], so the two are tied, as are cnn_s and mlp_m.
     assert_eq!(strs(t, "tied"), names(&["tied", "tied", "", ""]));
     assert_eq!(
-        to_typst(t).unwrap(),
+        t.typst(),
         r#"#table(
   columns: 6,
   align: (right, left, right, right, right, left),
@@ -503,7 +503,7 @@ fn temporal_effects_with_p_values_marks_and_seed_range() {
     assert_close(&p[0..2], &[Some(p0), Some(p1)]);
     assert!(p0 < 0.01, "{p0}");
 
-    let typst = to_typst(&t).unwrap();
+    let typst = t.typst();
     let first = typst.lines().nth(4).unwrap();
     assert_eq!(
         first,
@@ -562,8 +562,8 @@ fn significance_marks_at_their_thresholds() {
             None,
         ],
     );
-    let rows: Vec<String> = to_typst(&t)
-        .unwrap()
+    let rows: Vec<String> = t
+        .typst()
         .lines()
         .skip(4)
         .take(7)
@@ -602,7 +602,7 @@ fn typst_output_escapes_data_exactly() {
     ];
     let t = Table::from_columns("small", "x", columns.clone(), formats.clone()).unwrap();
     assert_eq!(
-        to_typst(&t).unwrap(),
+        t.typst(),
         r#"#table(
   columns: 4,
   align: (left, right, right, right),
@@ -614,7 +614,7 @@ fn typst_output_escapes_data_exactly() {
     );
     assert_eq!(typst_string("tab\there\u{1}"), r#""tab\there\u{1}""#);
     assert_eq!(
-        to_csv(&t).unwrap(),
+        t.csv(),
         "model,n,v,c\n\"a\"\"]#exit()\",1234567,-0.001,-7\n\"b\\\n)#x[\",,,0\n"
     );
     // Formats must match the columns.
@@ -636,7 +636,7 @@ fn malicious_model_names_stay_string_literals() {
     let mut runs = study();
     runs[2].model = r#"a"]#exit()"#.into();
     let t = robustness(&analysed(&runs)).unwrap();
-    let typst = to_typst(&t).unwrap();
+    let typst = t.typst();
     assert!(
         typst.contains(r#""a\"]#exit()", "a\"]#exit()", "2""#),
         "{typst}"
@@ -719,7 +719,7 @@ fn compute_from_provenance_and_timing() {
         "{}",
         t.caption
     );
-    let typst = to_typst(&t).unwrap();
+    let typst = t.typst();
     assert!(
         typst.contains(r#"  "linear", "cpu", "1", "-", "2", "0", "–", "–","#),
         "{typst}"
@@ -729,7 +729,7 @@ fn compute_from_provenance_and_timing() {
         "{typst}"
     );
     assert_eq!(
-        to_csv(&t).unwrap(),
+        t.csv(),
         "model,device,threads,host,seeds,timed,train s,eval s\n\
          cnn_s,cuda:0,1,-,2,2,22.5,0.75\n\
          linear,cpu,1,-,2,0,,\n\
@@ -799,7 +799,7 @@ fn roster_in_listing_order_with_grouped_counts() {
         ints(&t, "parameters"),
         [98402, 410114, 94018, 1538].map(Some)
     );
-    let typst = to_typst(&t).unwrap();
+    let typst = t.typst();
     assert!(
         typst.contains(
             r#"  "linear", "linear-probe", "embedding", "Linear head on a frozen encoder's pooled embedding", "1,538","#
@@ -833,8 +833,8 @@ fn output_is_byte_identical_across_calls_and_input_orders() {
         for t in &all {
             out.push_str(&t.name);
             out.push_str(&t.caption);
-            out.push_str(&to_typst(t).unwrap());
-            out.push_str(&to_csv(t).unwrap());
+            out.push_str(&t.typst());
+            out.push_str(&t.csv());
         }
         out
     };
@@ -908,7 +908,7 @@ fn typst_compiles_every_table_with_hostile_data() {
     for t in &all {
         doc.push_str(&format!(
             "#figure({}, caption: {})\n",
-            to_typst(t).unwrap().trim_start_matches('#').trim_end(),
+            t.typst().trim_start_matches('#').trim_end(),
             typst_string(&t.caption)
         ));
     }
@@ -964,7 +964,7 @@ fn health_and_collapsed_tables() {
         "{}",
         t.caption
     );
-    let csv = to_csv(&t).unwrap();
+    let csv = t.csv();
     assert!(
         csv.starts_with(
             "model,seed,cutoff,majority_share,collapsed,prediction_variance,final_loss\n\

@@ -90,7 +90,7 @@ pub fn index_page(studies: &[LoadedStudy]) -> String {
 }
 
 /// The page of `studies[at]`: every model's matrices, then `tables` (HTML, as
-/// [`crate::report::tables::to_html`] writes them).
+/// [`Table::html_styled`] writes them).
 pub fn study_page(studies: &[LoadedStudy], at: usize, tables: &[String]) -> String {
     let study = &studies[at];
     let a = &study.analysis;
@@ -273,6 +273,6 @@ fn matrix_svg(
 }
 
 /// The HTML of every table of a study, in order.
-pub fn tables_html(tables: &[Table]) -> crate::Result<Vec<String>> {
-    tables.iter().map(crate::report::tables::to_html).collect()
+pub fn tables_html(tables: &[Table]) -> Vec<String> {
+    tables.iter().map(Table::html_styled).collect()
 }

@@ -288,6 +288,9 @@ impl Table {
     }
 }
 
+// Quoted by hand rather than with the `csv` crate: its writer leaves a field with a
+// leading or trailing space bare, where the committed CSVs (first written by polars) quote
+// it, and they must keep their bytes.
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') || s.ends_with(' ') {
         format!("\"{}\"", s.replace('"', "\"\""))

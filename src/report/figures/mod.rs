@@ -29,12 +29,12 @@
 //! 1. The renderer: a file here with one pure function, inputs in, SVG `String` out,
 //!    drawn through `svg::render` (which refuses a figure that breaks the printed-size
 //!    rules below); re-export it from this module and add its line to the table above.
-//! 2. Its job: in `report/jobs/figure_jobs.rs`, a function
-//!    `fn name(s: &StudyFigures) -> Result<Vec<Job>>` whose `s.job("stem", ..)` calls the
-//!    renderer (the output is `figures/<study>/<stem>.svg`, its inputs the study's), and
-//!    its line in `FAMILIES` there.
-//! 3. The paper: the study's entry in the paper's context names it
-//!    (`"key": figure("stem")?`, read as the path and printed width) and a template
+//! 2. Its job: in `src/report/jobs/figures.rs`, a function
+//!    `fn name(s: &StudyFigures) -> Result<Vec<OutputJob>>` whose `s.job("stem", ..)` calls
+//!    the renderer (the output is `figures/<study>/<stem>.svg`, its inputs the study's),
+//!    and its line in `FAMILIES` there.
+//! 3. The paper: the study's entry in the paper's context (`src/report/paper/context.rs`)
+//!    names it (`"key": figure("stem")?`, read as the path and printed width) and a template
 //!    places it with `{{ fig(s.key) }}` (`report/paper.typ` or the `report/paper-*.typ`
 //!    it includes; the macro is in `report/paper-macros.typ`).
 //! 4. The manifest: `cargo run --release --bin build-report -- --update` records the new

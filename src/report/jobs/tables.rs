@@ -43,14 +43,11 @@ pub fn table_jobs(
         all.push(tables::collapsed_table(&study.runs)?);
         all.push(tables::health_table(&study.runs)?);
         all.push(tables::compute_table(&study.runs)?);
-        html.push(crate::report::site::tables_html(&all)?);
+        html.push(crate::report::site::tables_html(&all));
         let mut listed = Vec::new();
         for table in &all {
             let stem = format!("report/build/tables/{name}-{}", table.name);
-            for (ext, text) in [
-                ("typ", tables::to_typst(table)?),
-                ("csv", tables::to_csv(table)?),
-            ] {
+            for (ext, text) in [("typ", table.typst()), ("csv", table.csv())] {
                 jobs.push(OutputJob::new(
                     format!("{stem}.{ext}"),
                     inputs.clone(),
@@ -108,10 +105,7 @@ pub fn paper_table_jobs(
     }
     let mut jobs = Vec::new();
     for (table, inputs) in tables {
-        for (ext, text) in [
-            ("typ", tables::to_typst(&table)?),
-            ("csv", tables::to_csv(&table)?),
-        ] {
+        for (ext, text) in [("typ", table.typst()), ("csv", table.csv())] {
             jobs.push(OutputJob::new(
                 format!("report/build/tables/{}.{ext}", table.name),
                 inputs.clone(),

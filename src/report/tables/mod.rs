@@ -48,8 +48,7 @@
 //! The builders are grouped by what they read: `roster.rs` (the models listing),
 //! `ranking.rs` (robustness, cutoffs, families), `scores.rs` (A&N, Wild-Time, retraining,
 //! bootstrap), `runs.rs` (compute and health, from the runs' records) and `paper.rs` (the
-//! paper-wide tables); `rows.rs` holds what they share. [`to_typst`], [`to_csv`] and
-//! [`to_html`] are the renderings under their former names.
+//! paper-wide tables); `rows.rs` holds what they share.
 
 mod paper;
 mod ranking;
@@ -58,8 +57,6 @@ mod rows;
 mod runs;
 mod scores;
 
-use crate::Result;
-
 pub use crate::format::typst_string;
 pub use crate::table::{Format, Table};
 pub use paper::{claims_table, data_table, group_table, hyperparameters};
@@ -67,18 +64,3 @@ pub use ranking::{cutoff_tables, family_table, robustness};
 pub use roster::{ModelListing, parse_models_listing, roster};
 pub use runs::{collapsed_table, compute_table, health_table};
 pub use scores::{bootstrap_table, retraining_table, temporal_effects_table, wild_time_table};
-
-/// The table as Typst ([`Table::typst`]).
-pub fn to_typst(table: &Table) -> Result<String> {
-    Ok(table.typst())
-}
-
-/// The table as CSV ([`Table::csv`]).
-pub fn to_csv(table: &Table) -> Result<String> {
-    Ok(table.csv())
-}
-
-/// The table as HTML for the gallery ([`Table::html_styled`]).
-pub fn to_html(table: &Table) -> Result<String> {
-    Ok(table.html_styled())
-}
