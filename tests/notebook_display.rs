@@ -180,6 +180,28 @@ fn tables_escape_html_and_reject_ragged_rows() {
 }
 
 #[test]
+fn a_header_may_name_two_columns_alike() {
+    // Notebook 02's ranking shows "model" twice (by future score, by decay); the one table
+    // type refused it once, and the notebook failed.
+    let t = Table::new(
+        "ranking",
+        &["rank", "model", "future", "model", "decay"],
+        vec![vec![
+            "1".into(),
+            "a".into(),
+            "0.9".into(),
+            "b".into(),
+            "0.1".into(),
+        ]],
+    )
+    .unwrap();
+    assert!(
+        t.html()
+            .contains("<th>model</th><th>future</th><th>model</th>")
+    );
+}
+
+#[test]
 fn numbers_and_p_values() {
     assert_eq!(number(None, 3), "–");
     assert_eq!(number(Some(-0.00001), 3), "0.000");

@@ -168,7 +168,7 @@ impl Table {
     }
 
     /// A table of `columns` with one format each, checked: the columns are as long as each
-    /// other and named once each, and every format fits its column (text for
+    /// other, and every format fits its column (text for
     /// [`Format::Text`], integers for [`Format::Integer`] and [`Format::Grouped`], floats
     /// for the others, and the columns a [`Format::Marked`] or [`Format::Spread`] reads are
     /// float columns of this table).
@@ -198,16 +198,13 @@ impl Table {
             )));
         }
         let height = self.height();
-        for (at, column) in self.columns.iter().enumerate() {
+        for column in &self.columns {
             if column.values.len() != height {
                 return Err(invalid(format!(
                     "column {:?} has {} values, the first {height}",
                     column.name,
                     column.values.len()
                 )));
-            }
-            if self.columns[..at].iter().any(|c| c.name == column.name) {
-                return Err(invalid(format!("two columns named {:?}", column.name)));
             }
         }
         for (column, format) in self.columns.iter().zip(&self.formats) {
@@ -223,7 +220,12 @@ impl Table {
 
     /// Whether `format` can write `column`.
     fn fits(&self, column: &Column, format: &Format) -> bool {
-        let float = |name: &str| matches!(self.column(name), Some(c) if matches!(c.values, Values::Float(_)));
+        // A column a format reads by name must be the only one of that name; other names
+        // may repeat (a ranking shows "model" twice: by future score, by decay).
+        let float = |name: &str| {
+            let mut named = self.columns.iter().filter(|c| c.name == name);
+            matches!((named.next(), named.next()), (Some(c), None) if matches!(c.values, Values::Float(_)))
+        };
         match (format, &column.values) {
             (Format::Hidden, _) | (Format::Text, Values::Text(_)) => true,
             (Format::Integer | Format::Grouped, Values::Int(_)) => true,
