@@ -316,6 +316,11 @@ impl PathsInCode<'_> {
             }
             None => absolute(&self.module, &segments, |m| self.krate.is_module(m)),
         };
+        self.reach(path);
+    }
+
+    /// The file that defines what the absolute `path` names, if it is of this crate.
+    fn reach(&mut self, path: Option<Vec<String>>) {
         if let Some(file) = path.and_then(|p| self.krate.resolve(&p, 0)) {
             self.found.insert(file);
         }
@@ -367,10 +372,7 @@ impl<'ast> Visit<'ast> for PathsInCode<'_> {
         let mut flat = Vec::new();
         flatten_use(&u.tree, Vec::new(), &mut flat);
         for (_, path) in flat {
-            let path = absolute(&self.module, &path, |m| self.krate.is_module(m));
-            if let Some(file) = path.and_then(|p| self.krate.resolve(&p, 0)) {
-                self.found.insert(file);
-            }
+            self.reach(absolute(&self.module, &path, |m| self.krate.is_module(m)));
         }
     }
 
