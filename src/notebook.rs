@@ -8,7 +8,7 @@
 //! |---|---|
 //! | [`DriftMatrix`] | heatmap of the seed mean above a compact table of its cells |
 //! | [`Summary`] | ID / future / decay, the Agarwal & Nenkova scores and the per-cutoff rows, as HTML tables |
-//! | [`StudyAnalysis`] | every model's ID / future / decay and ranks with the cohort's, and the family averages, as HTML tables |
+//! | [`StudyAnalysis`] | every model's ID / future / decay and ranks with the cohort's, the family averages, and drift-happens' robustness scores ranked by H, as HTML tables |
 //! | [`TemporalEffects`] | the four scores with p-values and min / max over seeds, as an HTML table |
 //! | [`Curve`] | its forgetting curve, as a chart |
 //! | [`Figure`] | any SVG figure of [`crate::report::figures`] |
@@ -394,9 +394,43 @@ impl StudyAnalysis {
         .expect("six cells per row")
     }
 
+    /// drift-happens' robustness family per trained model at its default parameters:
+    /// each score's mean over seeds and H's sd, ranked by the mean H (best first).
+    pub fn robustness_scores_table(&self) -> Table {
+        let mut rows: Vec<(f64, Vec<String>)> = self
+            .models
+            .iter()
+            .filter(|m| !m.baseline)
+            .map(|m| {
+                let per_seed: Vec<_> = m.robustness_scores.iter().map(|s| s.1).collect();
+                let means = crate::analysis::over_seeds(&per_seed);
+                let h = means.last().and_then(|(_, h)| *h);
+                let mut row = vec![m.model.clone(), per_seed.len().to_string()];
+                row.extend(means.iter().map(|(_, s)| number(s.map(|s| s.mean), 3)));
+                row.push(number(h.and_then(|h| h.sd), 3));
+                (h.map_or(f64::NEG_INFINITY, |h| h.mean), row)
+            })
+            .collect();
+        rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut header = vec!["model", "seeds"];
+        header.extend(crate::analysis::SCORE_NAMES.iter().map(|(name, _)| *name));
+        header.push("H sd");
+        Table::new(
+            "robustness scores of drift-happens (alpha 1, tau 0.1, lambda 0.5, beta 0), mean \
+             over seeds, ranked by H",
+            &header,
+            rows.into_iter().map(|r| r.1).collect(),
+        )
+        .expect("eleven cells per row")
+    }
+
     /// What [`StudyAnalysis::evcxr_display`] sends.
     pub fn bundle(&self) -> Bundle {
-        tables_bundle(&[self.table(), self.families_table()])
+        tables_bundle(&[
+            self.table(),
+            self.families_table(),
+            self.robustness_scores_table(),
+        ])
     }
 }
 

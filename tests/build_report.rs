@@ -13,16 +13,30 @@ use drift::saliency::SaliencyMap;
 
 use crate::support::TINY_PRESET;
 
-/// One claim about the tiny study: `cnn_s` (the first model, 0.02 above `mlp_s` in every
-/// cell) leads in distribution.
+/// Two claims about the tiny study. `cnn_s` (the first model) is 0.02 above `mlp_s` in
+/// every cell, and each model's two seeds differ by 0.01: the point estimates order them,
+/// but two seeds a side cannot make that significant (Welch's t = 2.83, df 2, p = 0.11),
+/// so the first is an open question whose outcome is `inconclusive`. Its ID is far above
+/// 0.5 on both seeds (one-sample t = 80, df 1, p = 0.008; 0.016 after Holm over the two),
+/// a finding that holds.
 const TINY_CLAIMS: &str = r#"
 [[claims]]
 name = "cnn-leads-in-distribution"
-says = "cnn_s scores higher in distribution than mlp_s."
+says = "Does cnn_s score higher in distribution than mlp_s?"
 check = "largest"
+form = "question"
 quantities = [
   { study = "tiny", model = "cnn_s", stat = "id" },
   { study = "tiny", model = "mlp_s", stat = "id" },
+]
+
+[[claims]]
+name = "cnn-learns"
+says = "cnn_s scores above 0.5 in distribution."
+check = "above"
+value = 0.5
+quantities = [
+  { study = "tiny", model = "cnn_s", stat = "id" },
 ]
 "#;
 
@@ -387,20 +401,59 @@ fn a_claim_that_no_longer_holds_fails_the_build_naming_it_and_its_numbers() {
     let dir = built();
     let root = dir.path();
     let table = fs::read_to_string(root.join("report/build/tables/claims.csv")).unwrap();
-    assert!(table.contains("cnn-leads-in-distribution"), "{table}");
-    // cnn_s's matrices drop 0.05 everywhere: mlp_s now leads, and the claim fails.
+    assert!(table.contains("cnn-learns"), "{table}");
+    // cnn_s's matrices drop 0.5 everywhere: its ID is now significantly below 0.5.
     for seed in [0u64, 1] {
         let run_dir = root.join(format!("results/tiny/cnn_s/seed-{seed}"));
         let mut run = drift::artifacts::load_run(&run_dir).unwrap();
-        run.grid = run.grid.map(|_, _, v| Some(v - 0.05));
+        run.grid = run.grid.map(|_, _, v| Some(v - 0.5));
         write_run(&root.join("results"), &run).unwrap();
     }
     let o = build(root, &[]);
     assert!(!o.status.success());
     let err = stderr(&o);
-    assert!(err.contains("claim \"cnn-leads-in-distribution\""), "{err}");
-    assert!(err.contains("tiny: cnn_s ID = 0.8"), "{err}");
-    assert!(err.contains("tiny: mlp_s ID = 0.8"), "{err}");
+    assert!(err.contains("claim \"cnn-learns\""), "{err}");
+    assert!(err.contains("comes out contradicted"), "{err}");
+    assert!(err.contains("tiny: cnn_s ID = 0.4"), "{err}");
+    assert!(err.contains("Holm-adjusted p = "), "{err}");
+}
+
+/// Point estimates that order two models while their seed values do not differ
+/// significantly: the claim is `inconclusive`; as a question the build reports it so, and
+/// written as a finding it fails the build naming the claim, its values, the test
+/// statistic and the adjusted p.
+#[test]
+fn an_ordering_inside_seed_noise_is_inconclusive_and_no_finding() {
+    let dir = built();
+    let root = dir.path();
+    let table = fs::read_to_string(root.join("report/build/tables/claims.csv")).unwrap();
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("cnn-leads-in-distribution,"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(row.contains(",inconclusive,"), "{row}");
+    let finding = TINY_CLAIMS.replace("form = \"question\"\n", "");
+    fs::write(root.join("report/claims.toml"), finding).unwrap();
+    let o = build(root, &[]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "claim \"cnn-leads-in-distribution\" (Does cnn_s score higher in distribution \
+             than mlp_s?) is written as a finding (holds) but comes out inconclusive"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("tiny: cnn_s ID = 0.9050 (seeds 0.9000, 0.9100)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("tiny: mlp_s ID = 0.8850 (seeds 0.8800, 0.8900)"),
+        "{err}"
+    );
+    assert!(err.contains("t = 2.828, df = 2.00, p = 0.1056"), "{err}");
+    assert!(err.contains("Holm-adjusted p = 0.1056"), "{err}");
 }
 
 #[test]
@@ -670,4 +723,80 @@ fn a_temporary_file_a_killed_build_left_is_cleared_by_the_next_build() {
     let o = build(root, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!left.exists());
+}
+
+/// A claim naming a seed paper's claim gets a verdict only on data of the seed's kind:
+/// `not comparable` when the kinds differ, whatever the outcome; on comparable data a
+/// claim that holds `agrees` (or `contradicts` when it states the opposite), and an
+/// inconclusive one is `inconclusive`, never a contradiction.
+#[test]
+fn a_verdict_against_a_seed_paper_needs_data_of_its_kind() {
+    let dir = built();
+    let root = dir.path();
+    let with_seed = |kind_of_ours: &str, agrees: bool| {
+        let claims = format!(
+            "[kinds]\n\"toy-images\" = \"{kind_of_ours}\"\nYearbook = \"photographs\"\n{}",
+            TINY_CLAIMS
+                .replace(
+                    "check = \"above\"\n",
+                    &format!(
+                        "check = \"above\"\nseed_paper = \"Models learn.\"\n\
+                         seed_data = [\"Yearbook\"]\nagrees = {agrees}\n"
+                    ),
+                )
+                .replace(
+                    "form = \"question\"\n",
+                    "form = \"question\"\nseed_paper = \"cnn leads.\"\n\
+                     seed_data = [\"Yearbook\"]\nagrees = true\n",
+                )
+        );
+        fs::write(root.join("report/claims.toml"), claims).unwrap();
+        let o = build(root, &["--update"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let table = fs::read_to_string(root.join("report/build/tables/claims.csv")).unwrap();
+        let verdict = |name: &str| {
+            table
+                .lines()
+                .find(|l| l.starts_with(&format!("{name},")))
+                .unwrap_or_else(|| panic!("{table}"))
+                .to_string()
+        };
+        (verdict("cnn-learns"), verdict("cnn-leads-in-distribution"))
+    };
+    let (learns, leads) = with_seed("toy images", true);
+    assert!(
+        learns.ends_with(
+            ",holds,not comparable: data of different kinds (ours: toy images; the seed \
+             paper's: photographs)"
+        ),
+        "{learns}"
+    );
+    assert!(leads.contains("not comparable"), "{leads}");
+    let (learns, leads) = with_seed("photographs", true);
+    assert!(
+        learns.contains(",holds,agrees: the claim holds"),
+        "{learns}"
+    );
+    assert!(
+        leads.contains(",inconclusive,\"inconclusive: no significant result"),
+        "{leads}"
+    );
+    let (learns, _) = with_seed("photographs", false);
+    assert!(
+        learns.contains(",holds,contradicts: the claim holds"),
+        "{learns}"
+    );
+    // A seed-paper claim must say what the seed measured on, in a kind the file knows.
+    let unknown = TINY_CLAIMS.replace(
+        "check = \"above\"\n",
+        "check = \"above\"\nseed_paper = \"x\"\nseed_data = [\"arXiv\"]\nagrees = true\n",
+    );
+    fs::write(root.join("report/claims.toml"), unknown).unwrap();
+    let o = build(root, &[]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("claim \"cnn-learns\": seed_data \"arXiv\" has no kind in [kinds]"),
+        "{}",
+        stderr(&o)
+    );
 }

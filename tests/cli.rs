@@ -591,20 +591,28 @@ fn artifacts_verify_lists_collapsed_cutoffs() {
         let args: Vec<&str> = ["summarize", model].iter().chain(extra).copied().collect();
         serde_json::from_str(&ok(&args)).unwrap()
     };
-    let all = json(&[]);
+    let all = json(&["--include-collapsed"]);
     assert_eq!(
         all["collapsed"],
         serde_json::json!([{"seed": 0, "cutoffs": ["2001"]}])
     );
+    assert_eq!(all["collapsed_excluded"], false);
     assert_eq!(all["future"].as_f64(), Some(0.7));
     assert!((all["id"].as_f64().unwrap() - 0.85).abs() < 1e-12);
-    let kept = json(&["--exclude-collapsed"]);
-    assert_eq!(kept["collapsed_excluded"], true);
+    // By default the collapsed row is left out.
+    let left_out = json(&[]);
+    assert_eq!(left_out["collapsed_excluded"], true);
     assert_eq!(
-        (kept["future"].as_f64(), kept["id"].as_f64()),
+        (left_out["future"].as_f64(), left_out["id"].as_f64()),
         (None, Some(0.8))
     );
-    let table = ok(&["summarize", model, "--format", "table"]);
+    let table = ok(&[
+        "summarize",
+        model,
+        "--format",
+        "table",
+        "--include-collapsed",
+    ]);
     assert!(
         table.contains("collapsed checkpoints (their rows are included above"),
         "{table}"

@@ -118,8 +118,8 @@ fn the_drift_types_constant_checkpoints_match_a_recount_from_their_matrices() {
     eprintln!("{recounted} constant checkpoints recounted");
 }
 
-/// A claim of the committed paper stops holding when the committed results change: the
-/// first `largest` claim over models' decays (`report/claims.toml`) is broken by giving
+/// A finding of the committed paper stops holding when the committed results change: the
+/// first `largest` finding over models' decays (`report/claims.toml`) is broken by giving
 /// its leading model, in its study, a future equal to its ID (every cell right of the
 /// diagonal set to the row's diagonal, in every seed, so its decay is about 0), and
 /// `build-report` on that copy of the repository fails naming the claim and its numbers.
@@ -129,9 +129,11 @@ fn changing_one_committed_matrix_breaks_its_claim_and_the_build_names_it() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let claims = drift::report::claims::read(&root.join("report/claims.toml")).unwrap();
     let claim = claims
+        .claims
         .iter()
         .find(|c| {
             c.check == drift::report::claims::Check::Largest
+                && c.form == drift::report::claims::Form::Finding
                 && c.quantities[0].model.is_some()
                 && c.quantities[0].stat == drift::report::claims::Stat::Decay
         })
@@ -162,7 +164,18 @@ fn changing_one_committed_matrix_breaks_its_claim_and_the_build_names_it() {
     let model = q.model.as_deref().unwrap();
     let mut changed = 0;
     for preset in &spec.presets {
-        let runs = copy.path().join("results").join(preset).join(model);
+        // A tagged preset names its models `<key>-<tag>` in the study.
+        let key = match spec.tags.get(preset) {
+            Some(tag) => match model.strip_suffix(&format!("-{tag}")) {
+                Some(key) => key,
+                None => continue,
+            },
+            None => model,
+        };
+        let runs = copy.path().join("results").join(preset).join(key);
+        if !runs.is_dir() {
+            continue;
+        }
         for seed in std::fs::read_dir(&runs).unwrap() {
             let dir = seed.unwrap().path();
             let mut run = drift::artifacts::load_run(&dir).unwrap();

@@ -336,12 +336,20 @@ fn rankings_draw_one_bar_per_model() {
     let opts = RankingOptions {
         title: Some("decay".into()),
         value_label: "decay".into(),
+        ranges: vec![Some((-0.7, -0.3)), None],
     };
     let svg = ranking(&decay, &opts).unwrap();
     dump("ranking-decay", &svg);
     assert_balanced(&svg);
     assert!(svg.contains(">\n-0.50\n</text>"));
+    // One whisker of three strokes (the range and its two caps) for the entry with one.
+    assert_eq!(count(&svg, "stroke=\"#282828\""), 3, "{svg}");
     assert!(ranking(&[], &opts).is_err());
+    let short = RankingOptions {
+        ranges: vec![None],
+        ..opts.clone()
+    };
+    assert!(ranking(&decay, &short).is_err());
 }
 
 #[test]

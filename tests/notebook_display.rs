@@ -121,7 +121,11 @@ fn a_study_shows_each_model_its_ranks_the_cohort_and_the_families() {
     assert_eq!(families.rows()[4][..2], ["g", "2001"]);
     let bundle = study.bundle();
     assert_eq!(mimes(&bundle), ["text/html", "text/plain"]);
-    assert_eq!(content(&bundle, "text/html").matches("<table>").count(), 2);
+    assert_eq!(content(&bundle, "text/html").matches("<table>").count(), 3);
+    // drift-happens' robustness family, trained models ranked by H.
+    let scores = study.robustness_scores_table();
+    assert_eq!(scores.rows().len(), 2);
+    assert_eq!(scores.rows()[0].len(), 11);
 }
 
 #[test]

@@ -6,17 +6,11 @@ use drift::analysis::wilcoxon;
 use drift::metrics::{Predictions, Reads, per_class_auc};
 use serde_json::Value;
 
+use crate::support::floats;
+
 fn load(name: &str) -> Vec<Value> {
     let json = crate::support::fixture(name);
     json["cases"].as_array().unwrap().clone()
-}
-
-fn floats(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
 }
 
 fn classes(v: &Value) -> Vec<u32> {

@@ -41,6 +41,15 @@ pub fn fixture(name: &str) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
+/// A JSON array of numbers as floats.
+pub fn floats(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
 /// The `drift` binary, run from the repository root.
 pub fn drift() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_drift"));

@@ -9,6 +9,7 @@ mod analysis;
 mod artifacts;
 #[cfg(feature = "paper")]
 mod build_report;
+mod claims;
 mod cli;
 mod committed;
 mod corpora;
@@ -31,6 +32,7 @@ mod notebooks;
 mod paper;
 mod presets;
 mod reference;
+mod robustness_scores;
 mod run;
 mod saliency;
 mod split;

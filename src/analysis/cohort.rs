@@ -15,6 +15,9 @@ pub struct Cohort {
     /// `M̄_ij`: the mean over members of their seed-mean cells, defined only at cells every
     /// member fills.
     pub mean: Grid,
+    /// The same of each expected seed's grids on their own (a replication's cohort), in
+    /// seed order.
+    pub per_seed: Vec<(u64, Grid)>,
 }
 
 /// Builds the cohort of `models` (name, matrix). Only models with every seed in
@@ -33,6 +36,7 @@ pub fn cohort(models: &[(&str, &DriftMatrix)], expected_seeds: &[u64]) -> Result
     let mut members = Vec::new();
     let mut excluded = Vec::new();
     let mut means = Vec::new();
+    let mut entered: Vec<&DriftMatrix> = Vec::new();
     for (name, m) in models {
         let missing: Vec<String> = expected_seeds
             .iter()
@@ -42,6 +46,7 @@ pub fn cohort(models: &[(&str, &DriftMatrix)], expected_seeds: &[u64]) -> Result
         if missing.is_empty() {
             members.push(name.to_string());
             means.push(m.mean());
+            entered.push(m);
         } else {
             excluded.push((
                 name.to_string(),
@@ -49,23 +54,43 @@ pub fn cohort(models: &[(&str, &DriftMatrix)], expected_seeds: &[u64]) -> Result
             ));
         }
     }
-    let k = first.k();
+    let per_seed = expected_seeds
+        .iter()
+        .map(|&seed| {
+            let grids: Vec<&Grid> = entered
+                .iter()
+                .map(|m| {
+                    let at = m.seeds().iter().position(|&s| s == seed);
+                    &m.grids()[at.expect("members have every expected seed")]
+                })
+                .collect();
+            (seed, mean_where_all_fill(&grids, first.k()))
+        })
+        .collect();
+    let means: Vec<&Grid> = means.iter().collect();
+    Ok(Cohort {
+        members,
+        excluded,
+        mean: mean_where_all_fill(&means, first.k()),
+        per_seed,
+    })
+}
+
+/// The per-cell mean of `grids`, defined only where every one of them fills the cell
+/// (empty without grids).
+fn mean_where_all_fill(grids: &[&Grid], k: usize) -> Grid {
     let mut mean = Grid::empty(k);
-    if !means.is_empty() {
+    if !grids.is_empty() {
         for i in 0..k {
             for j in 0..k {
-                let values: Option<Vec<f64>> = means.iter().map(|g| g.get(i, j)).collect();
+                let values: Option<Vec<f64>> = grids.iter().map(|g| g.get(i, j)).collect();
                 if let Some(values) = values {
                     mean.set(i, j, Some(values.iter().sum::<f64>() / values.len() as f64));
                 }
             }
         }
     }
-    Ok(Cohort {
-        members,
-        excluded,
-        mean,
-    })
+    mean
 }
 
 /// `Δ_ij = M_ij - M̄_ij` where both are filled.

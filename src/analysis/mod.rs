@@ -1,8 +1,11 @@
 //! Analyses of drift matrices (protocol.md §3): ID / future / decay overall and per
-//! cutoff, family averages, cohort means and deviations, forgetting curves, rankings, and
-//! the deterioration / adaptation scores of Agarwal & Nenkova with Wilcoxon tests,
-//! Wild-Time's Eval-Fix and Eval-Stream read off the matrix, the spread over seeds with
-//! ties and bootstrap intervals, retraining policies simulated from the matrix; and
+//! cutoff (with the row-matched decay and the retention beside the pooled decay), family
+//! averages, cohort means and deviations, forgetting curves, rankings, and the
+//! deterioration / adaptation scores of Agarwal & Nenkova with Wilcoxon tests, the
+//! robustness family of drift-happens (S, R_abs, R_rel, DRS_alpha, LDRS, CVaR_tau,
+//! J_lambda, H), Wild-Time's Eval-Fix and Eval-Stream read off the matrix, the spread over
+//! seeds with ties and bootstrap intervals, the t-tests and Holm's correction the paper's
+//! claims are decided by, retraining policies simulated from the matrix; and
 //! [`StudyAnalysis`], all of them for one study, computed once for every view of it;
 //! [`Summary`], those of one model for `drift summarize`.
 //!
@@ -14,8 +17,10 @@ mod forgetting;
 mod ranking;
 mod retraining;
 mod robustness;
+mod robustness_scores;
 mod study;
 mod summary;
+pub mod t_test;
 mod temporal_effects;
 mod uncertainty;
 pub mod wilcoxon;
@@ -26,8 +31,13 @@ pub use forgetting::{ForgettingPoint, forgetting_curve, forgetting_over_seeds};
 pub use ranking::{Ranked, rank_by_decay, rank_by_future};
 pub use retraining::{Deployment, Policy, simulate, standard_policies};
 pub use robustness::{
-    CutoffRow, FamilyRow, ModelCutoffs, Robustness, decay, default_family, family_averages,
-    per_cutoff, robustness, spread_cutoffs,
+    CutoffRow, DecayDefinitions, FamilyRow, ModelCutoffs, Robustness, SeedScores, decay,
+    decay_definitions, default_family, family_averages, per_cutoff, robustness, seed_scores,
+    spread_cutoffs,
+};
+pub use robustness_scores::{
+    PickScore, RobustnessScores, SCORE_NAMES, ScoreParameters, SeedMean, over_seeds,
+    robustness_scores, scores_per_seed,
 };
 pub use study::{CutoffRanking, ModelAnalysis, SPREAD_CUTOFFS, StudyAnalysis, StudyModel};
 pub use summary::{SliceCutoff, Summary, summarize, summarize_with};

@@ -49,6 +49,72 @@ pub fn robustness(grid: &Grid, direction: Direction) -> Robustness {
     Robustness::new(id, future, direction)
 }
 
+/// The three definitions of decay a claim can name, of one grid. They answer different
+/// questions and can order models differently: the pooled decay weights every cell alike
+/// (and its ID includes the last cutoff, which has no future), the row-matched one
+/// compares each cutoff only with its own future, and the retention is relative, so a
+/// model that starts lower is not credited for having less to lose.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct DecayDefinitions {
+    /// [`Robustness::decay`]: the pooled ID minus the pooled future.
+    pub pooled: Option<f64>,
+    /// Per cutoff with a future, its diagonal minus the mean of its later cells (oriented
+    /// like `pooled`), averaged over those cutoffs.
+    pub row_matched: Option<f64>,
+    /// The share of the ID score kept on the future: future / ID for higher-is-better
+    /// metrics, ID / future for errors; 1 keeps everything, lower is worse.
+    pub retention: Option<f64>,
+}
+
+/// The [`DecayDefinitions`] of one grid.
+pub fn decay_definitions(grid: &Grid, direction: Direction) -> DecayDefinitions {
+    let pooled = robustness(grid, direction);
+    let row_matched = mean(
+        per_cutoff(grid, direction)
+            .iter()
+            .filter_map(|r| r.scores.decay),
+    );
+    let retention = pooled.id.zip(pooled.future).and_then(|(id, future)| {
+        let (kept, of) = match direction {
+            Direction::HigherIsBetter => (future, id),
+            Direction::LowerIsBetter => (id, future),
+        };
+        (of != 0.0).then(|| kept / of)
+    });
+    DecayDefinitions {
+        pooled: pooled.decay,
+        row_matched,
+        retention,
+    }
+}
+
+/// ID / future / decay and the decay definitions of one seed's grid: the values the
+/// claims' tests compare across seeds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SeedScores {
+    /// The seed.
+    pub seed: u64,
+    /// [`robustness`] of its grid.
+    pub overall: Robustness,
+    /// [`decay_definitions`] of its grid.
+    pub decay: DecayDefinitions,
+}
+
+/// The [`SeedScores`] of each `(seed, grid)`.
+pub fn seed_scores<'a>(
+    grids: impl IntoIterator<Item = (u64, &'a Grid)>,
+    direction: Direction,
+) -> Vec<SeedScores> {
+    grids
+        .into_iter()
+        .map(|(seed, grid)| SeedScores {
+            seed,
+            overall: robustness(grid, direction),
+            decay: decay_definitions(grid, direction),
+        })
+        .collect()
+}
+
 /// The figures of one cutoff (row) `i`: `M_ii`, `mean_{j>i} M_ij` and their decay.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct CutoffRow {

@@ -9,9 +9,10 @@ use super::forgetting::{ForgettingPoint, forgetting_over_seeds};
 use super::ranking::{Ranked, rank_by_decay, rank_by_future};
 use super::retraining::{Deployment, simulate, standard_policies};
 use super::robustness::{
-    CutoffRow, FamilyRow, ModelCutoffs, Robustness, family_averages, per_cutoff, robustness,
-    spread_cutoffs,
+    CutoffRow, FamilyRow, ModelCutoffs, Robustness, SeedScores, family_averages, per_cutoff,
+    robustness, seed_scores, spread_cutoffs,
 };
+use super::robustness_scores::{RobustnessScores, ScoreParameters, scores_per_seed};
 use super::temporal_effects::{TemporalEffects, temporal_effects};
 use super::uncertainty::{
     BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, Bootstrap, PickSpread, SeedSpread, bootstrap_draws,
@@ -70,6 +71,10 @@ pub struct ModelAnalysis {
     pub baseline: bool,
     /// ID / future / decay of each seed on its own, spread over the seeds.
     pub spread: SeedSpread,
+    /// The same with the decay definitions, one entry per seed: what the claims test.
+    pub per_seed: Vec<SeedScores>,
+    /// drift-happens' robustness family of each seed's grid, at its default parameters.
+    pub robustness_scores: Vec<(u64, RobustnessScores)>,
     /// The same per cutoff (row).
     pub cutoff_spread: Vec<SeedSpread>,
     /// Bootstrap intervals over cutoffs of `overall`, and of the future score minus the
@@ -109,6 +114,8 @@ pub struct StudyAnalysis {
     pub cohort: Cohort,
     /// ID / future / decay of the cohort mean.
     pub cohort_overall: Robustness,
+    /// The same with the decay definitions of each seed's cohort on its own.
+    pub cohort_per_seed: Vec<SeedScores>,
     /// The models ranked by future score on their seed mean.
     pub by_future: Vec<Ranked>,
     /// The models ranked by decay.
@@ -158,6 +165,7 @@ impl StudyAnalysis {
             slices: first.matrix.slices().to_vec(),
             metric,
             cohort_overall: robustness(&cohort.mean, direction),
+            cohort_per_seed: seed_scores(cohort.per_seed.iter().map(|(s, g)| (*s, g)), direction),
             by_future,
             by_decay,
             families: families(&analysed, &spread),
@@ -234,6 +242,11 @@ impl ModelAnalysis {
             effects: temporal_effects(m.matrix),
             baseline: m.baseline,
             spread: seed_spread(m.matrix),
+            per_seed: seed_scores(
+                m.matrix.seeds().iter().copied().zip(m.matrix.grids()),
+                direction,
+            ),
+            robustness_scores: scores_per_seed(m.matrix, &ScoreParameters::default()),
             cutoff_spread: cutoff_spreads(m.matrix),
             bootstrap: Bootstrap::default(),
             margin: None,

@@ -6,7 +6,10 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 
-use crate::analysis::{STREAM_K, SelfLabelling, Summary, TemporalScore, summarize_with};
+use crate::analysis::{
+    RobustnessScores, SCORE_NAMES, STREAM_K, ScoreParameters, SelfLabelling, Summary,
+    TemporalScore, over_seeds, scores_per_seed, summarize_with,
+};
 use crate::artifacts::{ModelRuns, load_all};
 use crate::format;
 use crate::metrics::{Direction, Metric};
@@ -38,9 +41,10 @@ pub struct Args {
     /// agree with the artifacts when given with a folder.
     #[arg(long, value_enum)]
     pub metric: Option<Metric>,
-    /// Empty the rows of collapsed checkpoints before any analysis (artifacts only).
+    /// Keep the rows of collapsed checkpoints in the analyses (artifacts only). By default
+    /// they are left out: a checkpoint that did not learn measures nothing about drift.
     #[arg(long)]
-    pub exclude_collapsed: bool,
+    pub include_collapsed: bool,
     /// With a self-label run's folder: the folder of the same model trained on gold labels
     /// (a `single` run over the same slices). Prints Agarwal & Nenkova's Table 9: the
     /// anchor-adaptation score of both, against the self-label anchor's row.
@@ -58,16 +62,30 @@ pub struct Args {
     #[arg(long, value_name = "K", default_value_t = STREAM_K as u64,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub stream_k: u64,
+    /// drift-happens' robustness family (`robustness_scores`): the power of the diagonal
+    /// in DRS_alpha (1 gives R_rel, 0 the mean future utility).
+    #[arg(long, default_value_t = 1.0)]
+    pub alpha: f64,
+    /// The share of worst retentions CVaR_tau averages, in (0, 1).
+    #[arg(long, value_name = "TAU", default_value_t = 0.1)]
+    pub cvar_tau: f64,
+    /// The weight of the strength S in J_lambda = lambda S + (1 - lambda) R_rel, in [0, 1].
+    #[arg(long, default_value_t = 0.5)]
+    pub lambda: f64,
+    /// The decay rate of the future pairs' weights exp(-beta (j - i)) over slice-index
+    /// gaps (0: every pair alike).
+    #[arg(long, default_value_t = 0.0)]
+    pub beta: f64,
 }
 
 /// Runs `drift summarize`.
 pub fn run(args: Args) -> Result<ExitCode> {
     let (matrix, runs) = if args.matrix.is_dir() {
         let runs = model_runs(&args.matrix, args.metric)?;
-        let matrix = if args.exclude_collapsed {
-            runs.matrix.without_rows(|seed, i| runs.collapsed(seed, i))
-        } else {
+        let matrix = if args.include_collapsed {
             runs.matrix.clone()
+        } else {
+            runs.matrix.without_rows(|seed, i| runs.collapsed(seed, i))
         };
         (matrix, Some(runs))
     } else {
@@ -77,9 +95,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 args.matrix.display()
             )));
         };
-        if args.exclude_collapsed {
+        if args.include_collapsed {
             return Err(crate::Error::Invalid(format!(
-                "--exclude-collapsed: {} is a CSV, which records no checkpoint health; give \
+                "--include-collapsed: {} is a CSV, which records no checkpoint health; give \
                  a folder of run artifacts",
                 args.matrix.display()
             )));
@@ -99,7 +117,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 },
             )?),
         };
+    let parameters = ScoreParameters {
+        alpha: args.alpha,
+        cvar_tau: args.cvar_tau,
+        lambda: args.lambda,
+        beta: args.beta,
+    };
+    parameters.check().map_err(crate::Error::Invalid)?;
     let summary = summarize_with(&matrix, eval_fix, args.stream_k as usize);
+    let scores = RobustnessOutput::new(&matrix, &parameters);
     let collapsed = runs.as_ref().map(collapsed_of);
     let design = design_note(runs.as_ref());
     let self_labelling = match &args.gold {
@@ -111,7 +137,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let out = Output {
                 summary: &summary,
                 collapsed,
-                collapsed_excluded: args.exclude_collapsed,
+                collapsed_excluded: runs.is_some() && !args.include_collapsed,
+                robustness_scores: &scores.scores,
+                robustness_parameters: parameters,
                 temporal_effects_design: design,
                 self_labelling,
             };
@@ -122,11 +150,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         OutputFormat::Table => {
             out!("{}", table(&summary, &design))?;
+            out!("{}", scores.table(&parameters))?;
             if let Some(t) = &self_labelling {
                 out!("{}", self_labelling_table(t, &summary.slices))?;
             }
             if let Some(seeds) = &collapsed {
-                out!("{}", collapsed_table(seeds, args.exclude_collapsed))?;
+                out!("{}", collapsed_table(seeds, !args.include_collapsed))?;
             }
         }
     }
@@ -142,6 +171,11 @@ struct Output<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     collapsed: Option<Vec<SeedCollapsed>>,
     collapsed_excluded: bool,
+    /// drift-happens' robustness family: one number per score for one seed, the mean and
+    /// sample standard deviation over seeds (with a `seed` column) for several.
+    robustness_scores: &'a serde_json::Value,
+    /// The family's parameters.
+    robustness_parameters: ScoreParameters,
     /// Whether the matrix has the design the Agarwal & Nenkova scores assume.
     temporal_effects_design: String,
     /// With `--gold`: Table 9, self-labelled against gold-label adaptation.
@@ -188,7 +222,15 @@ fn self_labelling_of(
         ))
     })?;
     let gold_runs = model_runs(gold, Some(runs.matrix.metric()))?;
-    crate::analysis::self_labelling(matrix, &gold_runs.matrix, anchor).map_err(|e| {
+    // The gold runs' collapsed rows go as the self-labelled runs' do.
+    let gold_matrix = if args.include_collapsed {
+        gold_runs.matrix.clone()
+    } else {
+        gold_runs
+            .matrix
+            .without_rows(|seed, i| gold_runs.collapsed(seed, i))
+    };
+    crate::analysis::self_labelling(matrix, &gold_matrix, anchor).map_err(|e| {
         invalid(format!(
             "{} and {}: {e}",
             args.matrix.display(),
@@ -344,7 +386,7 @@ fn collapsed_table(seeds: &[SeedCollapsed], excluded: bool) -> String {
         if excluded {
             "their rows are left out of the figures above"
         } else {
-            "their rows are included above; --exclude-collapsed leaves them out"
+            "their rows are included above (--include-collapsed)"
         }
     );
     for s in seeds {
@@ -474,4 +516,83 @@ fn table(s: &Summary, design: &str) -> String {
         cell(e.best)
     );
     out
+}
+
+/// drift-happens' robustness family of the matrix, as the JSON and the table print it.
+struct RobustnessOutput {
+    per_seed: Vec<(u64, RobustnessScores)>,
+    scores: serde_json::Value,
+}
+
+impl RobustnessOutput {
+    fn new(matrix: &crate::matrix::DriftMatrix, parameters: &ScoreParameters) -> Self {
+        let per_seed = scores_per_seed(matrix, parameters);
+        let scores = match per_seed.as_slice() {
+            [(_, one)] => serde_json::to_value(one).expect("scores serialise"),
+            _ => {
+                let only: Vec<RobustnessScores> = per_seed.iter().map(|s| s.1).collect();
+                let mut map = serde_json::Map::new();
+                map.insert(
+                    "seed".into(),
+                    per_seed
+                        .iter()
+                        .map(|(seed, s)| {
+                            let mut row = serde_json::to_value(s).expect("scores serialise");
+                            row["seed"] = (*seed).into();
+                            row
+                        })
+                        .collect(),
+                );
+                for (name, m) in over_seeds(&only) {
+                    map.insert(name.into(), serde_json::to_value(m).expect("serialises"));
+                }
+                serde_json::Value::Object(map)
+            }
+        };
+        RobustnessOutput { per_seed, scores }
+    }
+
+    /// One row per seed and, for several, the mean and sd over them, with a blank line
+    /// before it.
+    fn table(&self, p: &ScoreParameters) -> String {
+        let mut header = vec!["seed"];
+        header.extend(SCORE_NAMES.iter().map(|(name, _)| *name));
+        let mut rows: Vec<Vec<String>> = self
+            .per_seed
+            .iter()
+            .map(|(seed, s)| {
+                let mut row = vec![seed.to_string()];
+                row.extend(SCORE_NAMES.iter().map(|(_, pick)| cell(pick(s))));
+                row
+            })
+            .collect();
+        if self.per_seed.len() > 1 {
+            let only: Vec<RobustnessScores> = self.per_seed.iter().map(|s| s.1).collect();
+            let means = over_seeds(&only);
+            let mut mean = vec!["mean".to_string()];
+            mean.extend(means.iter().map(|(_, m)| cell(m.map(|m| m.mean))));
+            let mut sd = vec!["sd".to_string()];
+            sd.extend(means.iter().map(|(_, m)| cell(m.and_then(|m| m.sd))));
+            rows.extend([mean, sd]);
+        }
+        let table = Table::new(
+            &format!(
+                "robustness scores of drift-happens (alpha {}, tau {}, lambda {}, beta {})",
+                p.alpha, p.cvar_tau, p.lambda, p.beta
+            ),
+            &header,
+            rows,
+        )
+        .expect("nine cells a row");
+        let mut pads = vec![Pad::LeftIn(6)];
+        pads.extend(std::iter::repeat_n(Pad::RightIn(9), SCORE_NAMES.len()));
+        format!(
+            "\n{}\n",
+            table.text_with(&TextLayout {
+                indent: 2,
+                gap: 1,
+                pads,
+            })
+        )
+    }
 }

@@ -55,8 +55,9 @@ pub struct StudySpec {
     /// share a metric.
     #[serde(default)]
     pub group: Option<String>,
-    /// Whether the analyses read the cells of collapsed checkpoints (`include`, the
-    /// default) or leave those rows empty (`exclude`); the paper says which.
+    /// Whether the analyses leave the rows of collapsed checkpoints out (`exclude`, the
+    /// default: a model that did not learn measures nothing about drift) or read them
+    /// (`include`); the paper says which, and how many rows it left out.
     #[serde(default)]
     pub collapsed: Collapsed,
     /// The saliency maps `drift study` draws for this study (none by default).
@@ -88,9 +89,9 @@ pub struct SaliencySpec {
 #[serde(rename_all = "kebab-case")]
 pub enum Collapsed {
     /// Analyse them like any other row.
-    #[default]
     Include,
     /// Empty those rows of that seed's grid before any analysis.
+    #[default]
     Exclude,
 }
 
@@ -303,11 +304,15 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Loade
                 .map(|(r, key)| family(&presets, r, key))
                 .collect::<Result<_>>()?;
             let (runs, keys): (Vec<ModelRuns>, Vec<String>) = named.into_iter().unzip();
+            // A counting baseline predicts a constant by design: it is never "collapsed".
             let matrices: Vec<DriftMatrix> = runs
                 .iter()
-                .map(|r| match spec.collapsed {
-                    Collapsed::Include => r.matrix.clone(),
-                    Collapsed::Exclude => r.matrix.without_rows(|seed, i| r.collapsed(seed, i)),
+                .zip(&keys)
+                .map(|(r, key)| match spec.collapsed {
+                    Collapsed::Exclude if Baseline::from_key(key).is_none() => {
+                        r.matrix.without_rows(|seed, i| r.collapsed(seed, i))
+                    }
+                    _ => r.matrix.clone(),
                 })
                 .collect();
             let models: Vec<StudyModel> = runs

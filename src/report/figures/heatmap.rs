@@ -44,20 +44,30 @@ pub struct HeatmapOptions {
     pub value_label: String,
 }
 
+/// What a colour bar adds to its title so that no reader takes an error's high end for
+/// the good one: nothing for a score, where high is good as a reader expects.
+fn better_end(metric: Metric) -> &'static str {
+    match metric.direction() {
+        Direction::HigherIsBetter => "",
+        Direction::LowerIsBetter => " (lower = better)",
+    }
+}
+
 impl HeatmapOptions {
     /// A heatmap of `metric`'s values (a seed mean or a cohort mean).
+    /// An error's colour bar says which end is better (the colour map is reversed for it).
     pub fn raw(metric: Metric, title: Option<String>) -> Self {
         HeatmapOptions {
             title,
             direction: metric.direction(),
-            value_label: metric.display_unit(),
+            value_label: format!("{}{}", metric.display_unit(), better_end(metric)),
         }
     }
 
     /// A heatmap of a model's deviation from the cohort mean (`analysis::deviation`).
     pub fn deviation(metric: Metric, title: Option<String>) -> Self {
         HeatmapOptions {
-            value_label: "Δ from the cohort mean".to_string(),
+            value_label: format!("Δ from the cohort mean{}", better_end(metric)),
             ..Self::raw(metric, title)
         }
     }

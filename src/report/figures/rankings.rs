@@ -1,5 +1,7 @@
 //! Rankings as horizontal bars: one bar per model in the given order (rank 1 at the top),
-//! from zero to the value, the value printed beside it. Bars are plain rectangles.
+//! from zero to the value, the value printed beside it, and a whisker over the model's
+//! range over seeds when given, so a reader sees which places the seeds separate. Bars are
+//! plain rectangles.
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -19,6 +21,8 @@ pub struct RankingOptions {
     pub title: Option<String>,
     /// The value axis title, e.g. "future accuracy ×100" or "decay".
     pub value_label: String,
+    /// Each entry's range over seeds (min, max), in entry order; empty for none.
+    pub ranges: Vec<Option<(f64, f64)>>,
 }
 
 const BAR_W: i32 = 200;
@@ -35,8 +39,24 @@ pub fn ranking(entries: &[Ranked], opts: &RankingOptions) -> Result<String> {
             "figure: a ranking value is not finite".into(),
         ));
     }
-    let lo = entries.iter().map(|e| e.value).fold(0.0, f64::min);
-    let hi = entries.iter().map(|e| e.value).fold(0.0, f64::max);
+    if !opts.ranges.is_empty() && opts.ranges.len() != entries.len() {
+        return Err(Error::Invalid(format!(
+            "figure: {} seed ranges for {} ranked models",
+            opts.ranges.len(),
+            entries.len()
+        )));
+    }
+    let range = |n: usize| opts.ranges.get(n).copied().flatten();
+    let ends = entries
+        .iter()
+        .enumerate()
+        .flat_map(|(n, e)| [Some(e.value), range(n).map(|r| r.0), range(n).map(|r| r.1)])
+        .flatten();
+    if ends.clone().any(|v| !v.is_finite()) {
+        return Err(Error::Invalid("figure: a seed range is not finite".into()));
+    }
+    let lo = ends.clone().fold(0.0, f64::min);
+    let hi = ends.fold(0.0, f64::max);
     let (ticks, decimals) = nice_ticks(lo, hi, 5);
     let lo = ticks.first().copied().unwrap_or(lo).min(lo);
     let hi = ticks.last().copied().unwrap_or(hi).max(hi);
@@ -83,6 +103,20 @@ pub fn ranking(entries: &[Ranked], opts: &RankingOptions) -> Result<String> {
             .map_err(err)?;
             let name_x = left - 8 - if lo < 0.0 { 44 } else { 0 };
             text(root, name, (name_x, y + ROW_H / 2), &label_style)?;
+            // The whisker over the seeds' range, with end caps, drawn over the bar.
+            let (mut a, mut b) = (a, b);
+            if let Some((min, max)) = range(n) {
+                let (x0, x1, mid) = (x_of(min), x_of(max), y + ROW_H / 2);
+                let ink = RGBColor(40, 40, 40).stroke_width(1);
+                for path in [
+                    vec![(x0, mid), (x1, mid)],
+                    vec![(x0, mid - 4), (x0, mid + 4)],
+                    vec![(x1, mid - 4), (x1, mid + 4)],
+                ] {
+                    root.draw(&PathElement::new(path, ink)).map_err(err)?;
+                }
+                (a, b) = (a.min(x0), b.max(x1));
+            }
             let label = number(e.value, value_decimals);
             if e.value >= 0.0 {
                 text(root, &label, (b + 4, y + ROW_H / 2), &value_left)?;

@@ -233,20 +233,30 @@ fn retraining(s: &StudyFigures) -> Result<Vec<OutputJob>> {
 
 /// The models ranked by future score and by decay.
 fn rankings(s: &StudyFigures) -> Result<Vec<OutputJob>> {
+    let future: crate::analysis::PickSpread = |spread| spread.future;
+    let decay: crate::analysis::PickSpread = |spread| spread.decay;
     Ok([
         (
             "ranking-future",
             &s.analysis.by_future,
-            format!("future {}", s.metric.display_unit()),
+            format!(
+                "future {} (whiskers: range over seeds)",
+                s.metric.display_unit()
+            ),
+            future,
         ),
         (
             "ranking-decay",
             &s.analysis.by_decay,
-            format!("decay, {} (positive = worse)", s.metric.display_unit()),
+            format!(
+                "decay, {} (positive = worse; whiskers: range over seeds)",
+                s.metric.display_unit()
+            ),
+            decay,
         ),
     ]
     .into_iter()
-    .map(|(file, ranked, label)| {
+    .map(|(file, ranked, label, pick)| {
         let entries: Vec<crate::analysis::Ranked> = ranked
             .iter()
             .map(|r| crate::analysis::Ranked {
@@ -254,9 +264,17 @@ fn rankings(s: &StudyFigures) -> Result<Vec<OutputJob>> {
                 ..r.clone()
             })
             .collect();
+        let ranges = ranked
+            .iter()
+            .map(|r| {
+                let spread = pick(&s.analysis.model(&r.model)?.spread)?;
+                Some((spread.min * s.factor, spread.max * s.factor))
+            })
+            .collect();
         let opts = RankingOptions {
             title: None,
             value_label: label,
+            ranges,
         };
         s.job(file, move || figures::ranking(&entries, &opts))
     })

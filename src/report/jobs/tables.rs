@@ -40,6 +40,8 @@ pub fn table_jobs(
         all.push(tables::wild_time_table(analysis)?);
         all.push(tables::retraining_table(analysis)?);
         all.push(tables::bootstrap_table(analysis)?);
+        all.push(tables::decay_definitions_table(analysis)?);
+        all.push(tables::robustness_scores_table(analysis)?);
         all.push(tables::collapsed_table(&study.runs)?);
         all.push(tables::health_table(&study.runs)?);
         all.push(tables::compute_table(&study.runs)?);
@@ -126,6 +128,8 @@ fn table_what(name: &str) -> String {
         "wild-time" => "Wild-Time's Eval-Fix and Eval-Stream".into(),
         "retraining" => "the retraining policies".into(),
         "bootstrap" => "bootstrap intervals".into(),
+        "decay-definitions" => "decay under three definitions".into(),
+        "robustness-scores" => "the drift-happens robustness scores".into(),
         "collapsed" => "the collapsed checkpoints".into(),
         "compute" => "the compute".into(),
         other => match other.strip_prefix("cutoff-") {

@@ -268,21 +268,29 @@ fn health_counts(runs: &[ModelRuns]) -> Value {
         .iter()
         .filter(|r| crate::baseline::Baseline::from_key(&r.model).is_none());
     let mut recorded = true;
+    // Per model, in run order: "mlp_s 3" for each model with a collapsed checkpoint.
+    let mut per_model: Vec<String> = Vec::new();
     for r in trained {
         recorded &= r.has_health();
+        let mut of_model = 0;
         for (health, grid) in r.health.iter().zip(r.matrix.grids()) {
             let Some(health) = health else { continue };
             checkpoints += health.len();
             let hit: Vec<usize> = (0..health.len()).filter(|&i| health[i].collapsed).collect();
-            collapsed += hit.len();
+            of_model += hit.len();
             runs_hit += usize::from(!hit.is_empty());
             cells += grid.filled().filter(|(i, _, _)| hit.contains(i)).count();
+        }
+        collapsed += of_model;
+        if of_model > 0 {
+            per_model.push(format!("{} {of_model}", r.model));
         }
     }
     json!({
         "recorded": recorded,
         "checkpoints": checkpoints,
         "collapsed": collapsed,
+        "per_model": per_model.join(", "),
         "runs": runs_hit,
         "cells": cells,
     })
@@ -298,8 +306,9 @@ fn placed(root: &Path, path: &str) -> Result<Value> {
     Ok(json!({"path": path, "width": (width * 10.0).round() / 10.0}))
 }
 
-/// The claims as the paper's text quotes them: by name, the sentence, and each value on
-/// the display scale.
+/// The claims as the paper's text quotes them: by name, the sentence, each value on the
+/// display scale with its seed range, the test's p-values, and the outcome (a question's
+/// text is worded from it).
 fn claims_context(outcomes: &[ClaimOutcome]) -> Value {
     let map: serde_json::Map<String, Value> = outcomes
         .iter()
@@ -312,6 +321,8 @@ fn claims_context(outcomes: &[ClaimOutcome]) -> Value {
                     json!({
                         "label": v.label,
                         "value": v.shown,
+                        "low": v.seed_range.map(|r| r.0 * v.scale),
+                        "high": v.seed_range.map(|r| r.1 * v.scale),
                         "p": v.p_value,
                         "study": q.study,
                         "model": q.model,
@@ -326,10 +337,17 @@ fn claims_context(outcomes: &[ClaimOutcome]) -> Value {
                     // The bound of `above` / `below`, on the display scale of the first
                     // quantity's study.
                     "bound": o.claim.value.zip(o.values.first()).map(|(b, v)| b * v.scale),
-                    "holds": o.holds,
+                    "outcome": o.outcome,
+                    "outcome_words": o.outcome.words(o.claim.check),
+                    "holds": o.outcome == crate::report::claims::Outcome::Holds,
+                    "question": o.claim.form == crate::report::claims::Form::Question,
+                    "p": o.test.p,
+                    "adjusted_p": o.adjusted_p,
+                    "p_words": crate::report::claims::p_value(o.adjusted_p),
                     "values": values,
                     "seed_paper": o.claim.seed_paper,
                     "agrees": o.claim.agrees,
+                    "verdict": o.seed.as_ref().map(|s| s.verdict.words()),
                 }),
             )
         })
@@ -337,17 +355,23 @@ fn claims_context(outcomes: &[ClaimOutcome]) -> Value {
     Value::Object(map)
 }
 
-/// The claims that test one of the seed paper's, in file order.
+/// The claims that test one of the seed paper's, in file order, with the verdict and its
+/// reason.
 fn seed_paper_claims(outcomes: &[ClaimOutcome]) -> Vec<Value> {
     outcomes
         .iter()
-        .filter(|o| o.claim.seed_paper.is_some())
-        .map(|o| {
+        .filter_map(|o| Some((o, o.seed.as_ref()?)))
+        .map(|(o, seed)| {
             json!({
                 "name": o.claim.name,
                 "seed_paper": o.claim.seed_paper,
+                "seed_data": o.claim.seed_data,
                 "says": o.claim.says,
+                "question": o.claim.form == crate::report::claims::Form::Question,
                 "agrees": o.claim.agrees,
+                "outcome_words": o.outcome.words(o.claim.check),
+                "verdict": seed.verdict.words(),
+                "reason": seed.reason,
             })
         })
         .collect()

@@ -21,6 +21,9 @@
 //! - [`collapsed_table`] (in the paper) and [`health_table`] (CSV only, one row per
 //!   checkpoint): checkpoint health from the runs' `health.json`;
 //! - [`compute_table`]: training and evaluation wall-clock seconds from `timing.json`;
+//! - [`decay_definitions_table`]: decay under its three definitions side by side, with
+//!   each model's rank under each; [`robustness_scores_table`]: drift-happens' robustness
+//!   family per model, ranked by H;
 //! - paper-wide: [`claims_table`] (the findings' claims), [`hyperparameters`] (the presets
 //!   and their training settings), [`data_table`] (sources and encoders), [`group_table`]
 //!   (a group of studies side by side).
@@ -47,7 +50,8 @@
 //!
 //! The builders are grouped by what they read: `roster.rs` (the models listing),
 //! `ranking.rs` (robustness, cutoffs, families), `scores.rs` (A&N, Wild-Time, retraining,
-//! bootstrap), `runs.rs` (compute and health, from the runs' records) and `paper.rs` (the
+//! bootstrap), `sensitivity.rs` (decay definitions, the robustness family), `runs.rs`
+//! (compute and health, from the runs' records) and `paper.rs` (the
 //! paper-wide tables); `rows.rs` holds what they share.
 
 mod paper;
@@ -56,6 +60,7 @@ mod roster;
 mod rows;
 mod runs;
 mod scores;
+mod sensitivity;
 
 pub use crate::format::typst_string;
 pub use crate::table::{Format, Table};
@@ -64,3 +69,4 @@ pub use ranking::{cutoff_tables, family_table, robustness};
 pub use roster::{ModelListing, parse_models_listing, roster};
 pub use runs::{collapsed_table, compute_table, health_table};
 pub use scores::{bootstrap_table, retraining_table, temporal_effects_table, wild_time_table};
+pub use sensitivity::{decay_definitions_table, robustness_scores_table};

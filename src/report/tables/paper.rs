@@ -2,13 +2,15 @@
 //! data sources, and a group of studies side by side.
 
 use crate::analysis::{ModelAnalysis, Robustness, StudyAnalysis};
+use crate::report::claims::{Check, ClaimOutcome, Form};
 use crate::table::{Column, Format, Table};
 use crate::{Error, Result};
 
-/// The findings' claims ([`crate::report::claims`]): name, the sentence it backs, the
-/// check, each quantity's value on the paper's scale (with its p-value for a score), and
-/// the verdict. One table for the whole paper.
-pub fn claims_table(outcomes: &[crate::report::claims::ClaimOutcome]) -> Result<Table> {
+/// The findings' claims ([`crate::report::claims`]): name, the sentence it backs (or asks),
+/// the check, each quantity's value on the paper's scale with its seed range, the test's
+/// p-value before and after Holm's correction, the outcome, and the verdict against a seed
+/// paper with its reason. One table for the whole paper.
+pub fn claims_table(outcomes: &[ClaimOutcome]) -> Result<Table> {
     let name = "claims";
     let values: Vec<String> = outcomes
         .iter()
@@ -20,8 +22,18 @@ pub fn claims_table(outcomes: &[crate::report::claims::ClaimOutcome]) -> Result<
                         .p_value
                         .map(|p| format!(" (p {})", crate::format::p_value(p)))
                         .unwrap_or_default();
+                    let range = v
+                        .seed_range
+                        .map(|(lo, hi)| {
+                            format!(
+                                " [{}, {}]",
+                                crate::format::fixed_typeset(lo * v.scale, 2),
+                                crate::format::fixed_typeset(hi * v.scale, 2)
+                            )
+                        })
+                        .unwrap_or_default();
                     format!(
-                        "{} = {}{p}",
+                        "{} = {}{range}{p}",
                         v.label,
                         crate::format::fixed_typeset(v.shown, 2)
                     )
@@ -30,19 +42,40 @@ pub fn claims_table(outcomes: &[crate::report::claims::ClaimOutcome]) -> Result<
                 .join("; ")
         })
         .collect();
-    let check = |o: &crate::report::claims::ClaimOutcome| {
+    let check = |o: &ClaimOutcome| {
         let c = &o.claim;
-        match c.check {
-            crate::report::claims::Check::Largest | crate::report::claims::Check::Smallest
-                if c.margin > 0.0 =>
-            {
-                format!("{} (margin {})", c.check.name(), c.margin)
-            }
-            crate::report::claims::Check::Above | crate::report::claims::Check::Below => {
+        let mut words = match c.check {
+            Check::Above | Check::Below => {
                 format!("{} {}", c.check.name(), c.value.unwrap_or_default())
             }
+            Check::Largest | Check::Smallest if c.margin > 0.0 => {
+                format!("{} (margin {})", c.check.name(), c.margin)
+            }
             _ => c.check.name().to_string(),
+        };
+        if c.robust {
+            words.push_str(", robust");
         }
+        if c.form == Form::Question {
+            words.push_str(" (question)");
+        }
+        words
+    };
+    let outcome = |o: &ClaimOutcome| {
+        let mut words = o.outcome.words(o.claim.check).to_string();
+        if o.uncorrected != o.outcome {
+            words.push_str(&format!(
+                " ({} before the correction)",
+                o.uncorrected.words(o.claim.check)
+            ));
+        }
+        words
+    };
+    let verdict = |o: &ClaimOutcome| {
+        o.seed
+            .as_ref()
+            .map(|s| format!("{}: {}", s.verdict.words(), s.reason))
+            .unwrap_or_default()
     };
     let columns = vec![
         Column::text(
@@ -56,21 +89,34 @@ pub fn claims_table(outcomes: &[crate::report::claims::ClaimOutcome]) -> Result<
         Column::text("check", outcomes.iter().map(check).collect()),
         Column::text("values", values),
         Column::text(
-            "holds",
+            "p",
             outcomes
                 .iter()
-                .map(|o| if o.holds { "yes" } else { "no" }.to_string())
+                .map(|o| crate::report::claims::p_value(o.test.p))
                 .collect(),
         ),
+        Column::text(
+            "holm_p",
+            outcomes
+                .iter()
+                .map(|o| crate::report::claims::p_value(o.adjusted_p))
+                .collect(),
+        ),
+        Column::text("outcome", outcomes.iter().map(outcome).collect()),
+        Column::text("seed_verdict", outcomes.iter().map(verdict).collect()),
     ];
     Table::from_columns(
         name,
         "The findings' claims: each qualitative sentence of the findings is a named \
-                  check over the analyses (report/claims.toml), evaluated by build-report, \
-                  which stops when one fails. Values on the tables' scale (×100 for scores \
-                  in [0, 1]); a quantity without a model or family is the cohort mean's.",
+         statistical test over the studies' per-seed values (report/claims.toml; Welch's \
+         t-test between quantities, the one-sample t-test against a bound, Wilcoxon's \
+         signed-rank test for the Agarwal & Nenkova scores), its p-value adjusted by \
+         Holm's step-down correction over all the claims, evaluated by build-report, \
+         which stops when a finding does not come out as written. Values on the tables' \
+         scale (×100 for scores in [0, 1]) with their range over seeds; a quantity \
+         without a model or family is the cohort mean's.",
         columns,
-        vec![Format::Text; 5],
+        vec![Format::Text; 8],
     )
 }
 
