@@ -239,19 +239,13 @@ fn rankings(s: &StudyFigures) -> Result<Vec<OutputJob>> {
         (
             "ranking-future",
             &s.analysis.by_future,
-            format!(
-                "future {} (whiskers: range over seeds)",
-                s.metric.display_unit()
-            ),
+            format!("future {}", s.metric.display_unit()),
             future,
         ),
         (
             "ranking-decay",
             &s.analysis.by_decay,
-            format!(
-                "decay, {} (positive = worse; whiskers: range over seeds)",
-                s.metric.display_unit()
-            ),
+            format!("decay, {} (positive = worse)", s.metric.display_unit()),
             decay,
         ),
     ]
