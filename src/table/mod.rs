@@ -142,6 +142,8 @@ pub struct Table {
     pub caption: String,
     columns: Vec<Column>,
     formats: Vec<Format>,
+    /// The shown columns' widths in Typst (`auto`, `1.5fr`, ...); equal shares when unset.
+    typst_widths: Option<Vec<String>>,
 }
 
 impl Table {
@@ -183,9 +185,29 @@ impl Table {
             caption: caption.into(),
             columns,
             formats,
+            typst_widths: None,
         };
         table.check()?;
         Ok(table)
+    }
+
+    /// The same table with the shown columns' Typst widths (one per shown column, e.g.
+    /// `auto` or `2fr`), for a table whose columns hold text of very different lengths.
+    pub fn with_typst_widths(mut self, widths: &[&str]) -> Result<Table> {
+        let shown = self
+            .formats
+            .iter()
+            .filter(|f| **f != Format::Hidden)
+            .count();
+        if widths.len() != shown {
+            return Err(Error::Invalid(format!(
+                "table {}: {} widths for {shown} shown columns",
+                self.name,
+                widths.len()
+            )));
+        }
+        self.typst_widths = Some(widths.iter().map(|w| w.to_string()).collect());
+        Ok(self)
     }
 
     fn check(&self) -> Result<()> {

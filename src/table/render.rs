@@ -138,7 +138,14 @@ impl Table {
             .collect();
         let mut out = String::new();
         out.push_str("#table(\n");
-        let _ = writeln!(out, "  columns: {},", shown.len());
+        match &self.typst_widths {
+            Some(widths) => {
+                let _ = writeln!(out, "  columns: ({}),", widths.join(", "));
+            }
+            None => {
+                let _ = writeln!(out, "  columns: {},", shown.len());
+            }
+        }
         let _ = writeln!(out, "  align: ({}),", align.join(", "));
         let _ = writeln!(out, "  table.header({}),", header.join(", "));
         for row in self.rows() {

@@ -116,8 +116,11 @@ pub fn claims_table(outcomes: &[ClaimOutcome]) -> Result<Table> {
          scale (×100 for scores in [0, 1]) with their range over seeds; a quantity \
          without a model or family is the cohort mean's.",
         columns,
-        vec![Format::Text; 8],
-    )
+        // The verdicts are the seed-claims table's (and the CSV's); here they would crowd
+        // out the values.
+        [vec![Format::Text; 7], vec![Format::Hidden]].concat(),
+    )?
+    .with_typst_widths(&["1.2fr", "1.8fr", "0.9fr", "2.6fr", "auto", "auto", "1.1fr"])
 }
 
 /// The paper's presets, read from the preset files themselves (each checked against its
