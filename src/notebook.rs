@@ -397,21 +397,16 @@ impl StudyAnalysis {
     /// drift-happens' robustness family per trained model at its default parameters:
     /// each score's mean over seeds and H's sd, ranked by the mean H (best first).
     pub fn robustness_scores_table(&self) -> Table {
-        let mut rows: Vec<(f64, Vec<String>)> = self
-            .models
-            .iter()
-            .filter(|m| !m.baseline)
-            .map(|m| {
-                let per_seed: Vec<_> = m.robustness_scores.iter().map(|s| s.1).collect();
-                let means = crate::analysis::over_seeds(&per_seed);
+        let rows: Vec<Vec<String>> = crate::analysis::ranked_by_h(&self.models)
+            .into_iter()
+            .map(|(m, means)| {
                 let h = means.last().and_then(|(_, h)| *h);
-                let mut row = vec![m.model.clone(), per_seed.len().to_string()];
+                let mut row = vec![m.model.clone(), m.robustness_scores.len().to_string()];
                 row.extend(means.iter().map(|(_, s)| number(s.map(|s| s.mean), 3)));
                 row.push(number(h.and_then(|h| h.sd), 3));
-                (h.map_or(f64::NEG_INFINITY, |h| h.mean), row)
+                row
             })
             .collect();
-        rows.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut header = vec!["model", "seeds"];
         header.extend(crate::analysis::SCORE_NAMES.iter().map(|(name, _)| *name));
         header.push("H sd");
@@ -419,7 +414,7 @@ impl StudyAnalysis {
             "robustness scores of drift-happens (alpha 1, tau 0.1, lambda 0.5, beta 0), mean \
              over seeds, ranked by H",
             &header,
-            rows.into_iter().map(|r| r.1).collect(),
+            rows,
         )
         .expect("eleven cells per row")
     }

@@ -39,7 +39,10 @@ pub use robustness_scores::{
     PickScore, RobustnessScores, SCORE_NAMES, ScoreParameters, SeedMean, over_seeds,
     robustness_scores, scores_per_seed,
 };
-pub use study::{CutoffRanking, ModelAnalysis, SPREAD_CUTOFFS, StudyAnalysis, StudyModel};
+pub use study::{
+    CutoffRanking, ModelAnalysis, SPREAD_CUTOFFS, ScoredModel, StudyAnalysis, StudyModel,
+    ranked_by_h,
+};
 pub use summary::{SliceCutoff, Summary, summarize, summarize_with};
 pub use temporal_effects::{
     SCORES, SalientCells, SelfLabelling, TemporalEffects, TemporalScore, differences,

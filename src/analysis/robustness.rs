@@ -68,7 +68,11 @@ pub struct DecayDefinitions {
 
 /// The [`DecayDefinitions`] of one grid.
 pub fn decay_definitions(grid: &Grid, direction: Direction) -> DecayDefinitions {
-    let pooled = robustness(grid, direction);
+    definitions(grid, &robustness(grid, direction), direction)
+}
+
+/// The definitions of `grid`, whose [`robustness`] is `pooled`.
+fn definitions(grid: &Grid, pooled: &Robustness, direction: Direction) -> DecayDefinitions {
     let row_matched = mean(
         per_cutoff(grid, direction)
             .iter()
@@ -107,10 +111,13 @@ pub fn seed_scores<'a>(
 ) -> Vec<SeedScores> {
     grids
         .into_iter()
-        .map(|(seed, grid)| SeedScores {
-            seed,
-            overall: robustness(grid, direction),
-            decay: decay_definitions(grid, direction),
+        .map(|(seed, grid)| {
+            let overall = robustness(grid, direction);
+            SeedScores {
+                seed,
+                decay: definitions(grid, &overall, direction),
+                overall,
+            }
         })
         .collect()
 }

@@ -9,10 +9,12 @@ use super::forgetting::{ForgettingPoint, forgetting_over_seeds};
 use super::ranking::{Ranked, rank_by_decay, rank_by_future};
 use super::retraining::{Deployment, simulate, standard_policies};
 use super::robustness::{
-    CutoffRow, FamilyRow, ModelCutoffs, Robustness, SeedScores, family_averages, per_cutoff,
-    robustness, seed_scores, spread_cutoffs,
+    CutoffRow, DecayDefinitions, FamilyRow, ModelCutoffs, Robustness, SeedScores,
+    decay_definitions, family_averages, per_cutoff, robustness, seed_scores, spread_cutoffs,
 };
-use super::robustness_scores::{RobustnessScores, ScoreParameters, scores_per_seed};
+use super::robustness_scores::{
+    RobustnessScores, ScoreParameters, SeedMean, over_seeds, scores_per_seed,
+};
 use super::temporal_effects::{TemporalEffects, temporal_effects};
 use super::uncertainty::{
     BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, Bootstrap, PickSpread, SeedSpread, bootstrap_draws,
@@ -61,6 +63,8 @@ pub struct ModelAnalysis {
     pub deviation: Grid,
     /// ID / future / decay of `mean`.
     pub overall: Robustness,
+    /// The three definitions of decay of `mean`.
+    pub decay: DecayDefinitions,
     /// The same per cutoff (row of `mean`).
     pub per_cutoff: Vec<CutoffRow>,
     /// Forgetting curve, mean and std over seeds.
@@ -114,6 +118,8 @@ pub struct StudyAnalysis {
     pub cohort: Cohort,
     /// ID / future / decay of the cohort mean.
     pub cohort_overall: Robustness,
+    /// The three definitions of decay of the cohort mean.
+    pub cohort_decay: DecayDefinitions,
     /// The same with the decay definitions of each seed's cohort on its own.
     pub cohort_per_seed: Vec<SeedScores>,
     /// The models ranked by future score on their seed mean.
@@ -165,6 +171,7 @@ impl StudyAnalysis {
             slices: first.matrix.slices().to_vec(),
             metric,
             cohort_overall: robustness(&cohort.mean, direction),
+            cohort_decay: decay_definitions(&cohort.mean, direction),
             cohort_per_seed: seed_scores(cohort.per_seed.iter().map(|(s, g)| (*s, g)), direction),
             by_future,
             by_decay,
@@ -237,6 +244,7 @@ impl ModelAnalysis {
             seeds: m.matrix.seeds().to_vec(),
             deviation: deviation(&mean, &cohort.mean),
             overall: robustness(&mean, direction),
+            decay: decay_definitions(&mean, direction),
             per_cutoff: per_cutoff(&mean, direction),
             forgetting: forgetting_over_seeds(m.matrix),
             effects: temporal_effects(m.matrix),
@@ -386,4 +394,32 @@ fn family_forgetting(models: &[ModelAnalysis]) -> Vec<(String, Vec<ForgettingPoi
             (family, points)
         })
         .collect()
+}
+
+/// A trained model with drift-happens' robustness scores over its seeds
+/// ([`over_seeds`], in [`super::SCORE_NAMES`] order).
+pub type ScoredModel<'a> = (&'a ModelAnalysis, Vec<(&'static str, Option<SeedMean>)>);
+
+/// The trained models of `models` (baselines left out) with their robustness scores over
+/// seeds, ranked by the mean H, best first; a model without H last; ties keep the order
+/// given. The report's table and the notebooks' display both rank by this.
+pub fn ranked_by_h<'a>(
+    models: impl IntoIterator<Item = &'a ModelAnalysis>,
+) -> Vec<ScoredModel<'a>> {
+    let mut scored: Vec<ScoredModel> = models
+        .into_iter()
+        .filter(|m| !m.baseline)
+        .map(|m| {
+            let per_seed: Vec<RobustnessScores> = m.robustness_scores.iter().map(|s| s.1).collect();
+            (m, over_seeds(&per_seed))
+        })
+        .collect();
+    let h = |s: &ScoredModel| s.1.last().and_then(|(_, h)| h.map(|h| h.mean));
+    scored.sort_by(|a, b| match (h(a), h(b)) {
+        (Some(x), Some(y)) => y.total_cmp(&x),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    scored
 }

@@ -4,7 +4,9 @@
 use serde::Serialize;
 
 use super::file::{Quantity, Stat};
-use crate::analysis::{ModelAnalysis, Robustness, SeedScores, StudyAnalysis, TemporalScore};
+use crate::analysis::{
+    DecayDefinitions, ModelAnalysis, Robustness, SeedScores, StudyAnalysis, TemporalScore,
+};
 use crate::metrics::Direction;
 use crate::report::study::LoadedStudy;
 
@@ -67,7 +69,7 @@ pub fn value(q: &Quantity, studies: &[LoadedStudy]) -> Result<Value, String> {
                 .ok_or_else(|| format!("{}: no counting baseline to compare with", q.study))?
         } else {
             (
-                of(q.stat, &m.overall, &m.mean, direction),
+                stat_of(q.stat, &m.overall, &m.decay),
                 per_seed(q.stat, &m.per_seed),
             )
         };
@@ -95,7 +97,7 @@ pub fn value(q: &Quantity, studies: &[LoadedStudy]) -> Result<Value, String> {
         }
         let values: Vec<f64> = members
             .iter()
-            .map(|m| of(q.stat, &m.overall, &m.mean, direction))
+            .map(|m| stat_of(q.stat, &m.overall, &m.decay))
             .collect::<Option<_>>()
             .ok_or_else(|| missing(&format!("a model of family {family}")))?;
         // Seed s of the family: the mean of its members' seed-s values (seeds every member
@@ -108,7 +110,7 @@ pub fn value(q: &Quantity, studies: &[LoadedStudy]) -> Result<Value, String> {
                     .iter()
                     .map(|m| {
                         let s = m.per_seed.iter().find(|s| s.seed == first.seed)?;
-                        seed_stat(q.stat, s)
+                        stat_of(q.stat, &s.overall, &s.decay)
                     })
                     .collect::<Option<_>>()?;
                 Some(at_seed.iter().sum::<f64>() / at_seed.len() as f64)
@@ -117,7 +119,7 @@ pub fn value(q: &Quantity, studies: &[LoadedStudy]) -> Result<Value, String> {
         let label = format!("{}: {family} family {}", q.study, q.stat.name());
         return Ok(made(label, mean(&values), seeds, None));
     }
-    let v = of(q.stat, &a.cohort_overall, &a.cohort.mean, direction)
+    let v = stat_of(q.stat, &a.cohort_overall, &a.cohort_decay)
         .ok_or_else(|| missing("the cohort mean"))?;
     Ok(made(
         format!("{}: cohort {}", q.study, q.stat.name()),
@@ -159,31 +161,24 @@ fn score(stat: Stat, m: &ModelAnalysis) -> Option<&TemporalScore> {
     }
 }
 
-/// The statistic of a seed-mean grid whose ID / future / decay are `r`.
-fn of(stat: Stat, r: &Robustness, grid: &crate::Grid, direction: Direction) -> Option<f64> {
+/// The statistic of one grid (a seed's, or a seed mean) whose ID / future / decay are `r`
+/// and whose decay definitions are `d`.
+fn stat_of(stat: Stat, r: &Robustness, d: &DecayDefinitions) -> Option<f64> {
     match stat {
         Stat::Id | Stat::MarginId => r.id,
         Stat::Future | Stat::MarginFuture => r.future,
-        Stat::Decay | Stat::MarginDecay => r.decay,
-        Stat::DecayMatched => crate::analysis::decay_definitions(grid, direction).row_matched,
-        Stat::Retention => crate::analysis::decay_definitions(grid, direction).retention,
-        _ => None,
-    }
-}
-
-fn seed_stat(stat: Stat, s: &SeedScores) -> Option<f64> {
-    match stat {
-        Stat::Id | Stat::MarginId => s.overall.id,
-        Stat::Future | Stat::MarginFuture => s.overall.future,
-        Stat::Decay | Stat::MarginDecay => s.decay.pooled,
-        Stat::DecayMatched => s.decay.row_matched,
-        Stat::Retention => s.decay.retention,
+        Stat::Decay | Stat::MarginDecay => d.pooled,
+        Stat::DecayMatched => d.row_matched,
+        Stat::Retention => d.retention,
         _ => None,
     }
 }
 
 fn per_seed(stat: Stat, seeds: &[SeedScores]) -> Vec<f64> {
-    seeds.iter().filter_map(|s| seed_stat(stat, s)).collect()
+    seeds
+        .iter()
+        .filter_map(|s| stat_of(stat, &s.overall, &s.decay))
+        .collect()
 }
 
 /// A model's lead over the study's baseline, oriented so positive is better: on the
@@ -197,7 +192,7 @@ fn margin(
 ) -> Option<(Option<f64>, Vec<f64>)> {
     let lead = m.margin?;
     let base = a.models.iter().find(|b| b.baseline)?;
-    let base_value = of(stat, &base.overall, &base.mean, direction);
+    let base_value = stat_of(stat, &base.overall, &base.decay);
     let oriented = |own: f64, base: f64| match (stat, direction) {
         (Stat::MarginDecay, _) => base - own,
         (_, Direction::HigherIsBetter) => own - base,

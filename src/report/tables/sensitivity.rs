@@ -4,9 +4,7 @@
 
 use super::rows::by_key;
 use crate::Result;
-use crate::analysis::{
-    ModelAnalysis, RobustnessScores, SCORE_NAMES, SeedScores, Spread, StudyAnalysis, over_seeds,
-};
+use crate::analysis::{ModelAnalysis, SCORE_NAMES, SeedScores, Spread, StudyAnalysis, ranked_by_h};
 use crate::table::{Column, Format, Table};
 
 /// Decay under its three definitions per trained model (by key), each the mean and sample
@@ -91,13 +89,10 @@ type ScoredRow<'a> = (&'a ModelAnalysis, Vec<Option<f64>>, Option<f64>);
 /// the mean H, best first: `rank`, `model`, `seeds`, then the eight scores, `H sd`.
 pub fn robustness_scores_table(study: &StudyAnalysis) -> Result<Table> {
     let name = "robustness-scores";
-    // Per model: its means (SCORE_NAMES order) and H's sd.
-    let mut rows: Vec<ScoredRow> = by_key(study)
+    // Per model: its means (SCORE_NAMES order) and H's sd; ties in H by key.
+    let rows: Vec<ScoredRow> = ranked_by_h(by_key(study))
         .into_iter()
-        .filter(|m| !m.baseline)
-        .map(|m| {
-            let per_seed: Vec<RobustnessScores> = m.robustness_scores.iter().map(|s| s.1).collect();
-            let means = over_seeds(&per_seed);
+        .map(|(m, means)| {
             let h_sd = means.last().and_then(|(_, h)| h.and_then(|h| h.sd));
             (
                 m,
@@ -106,16 +101,6 @@ pub fn robustness_scores_table(study: &StudyAnalysis) -> Result<Table> {
             )
         })
         .collect();
-    // Best H first; a model without H last; ties by key (the rows came by key).
-    rows.sort_by(|a, b| {
-        let h = |r: &ScoredRow| r.1[SCORE_NAMES.len() - 1];
-        match (h(a), h(b)) {
-            (Some(x), Some(y)) => y.total_cmp(&x),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (None, None) => std::cmp::Ordering::Equal,
-        }
-    });
     let mut columns = vec![
         Column::ints("rank", (1..=rows.len() as i64).map(Some).collect()),
         Column::text("model", rows.iter().map(|r| r.0.model.clone()).collect()),
