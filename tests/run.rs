@@ -525,6 +525,31 @@ fn seeds_vary_data_and_split_unless_the_preset_fixes_them() {
         load(&varied, "mlp_s", 0).data,
         load(&varied, "mlp_s", 1).data
     );
+    // `artifacts verify` and `summarize` say what varied.
+    let verify = drift()
+        .args(["artifacts", "verify"])
+        .arg(&varied)
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&verify.stdout).into_owned();
+    assert!(verify.status.success(), "{listing}");
+    assert_eq!(
+        listing.matches("  varied init split data\n").count(),
+        6,
+        "{listing}"
+    );
+    let summary = |out: &Path| -> serde_json::Value {
+        let output = drift()
+            .arg("summarize")
+            .arg(out.join("replicas/mlp_s"))
+            .output()
+            .unwrap();
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    assert_eq!(
+        summary(&varied)["varied"],
+        serde_json::json!(["init", "split", "data"])
+    );
 
     let fixed = dir.path().join("fixed");
     let fixed_preset = replicas(dir.path(), r#"vary = ["init"]"#);
@@ -542,6 +567,7 @@ fn seeds_vary_data_and_split_unless_the_preset_fixes_them() {
     }
     assert!(fixed.join("replicas/majority/seed-0").is_dir());
     assert!(!fixed.join("replicas/majority/seed-1").exists());
+    assert_eq!(summary(&fixed)["varied"], serde_json::json!(["init"]));
 
     // The varied runs' work, resumed under `vary = ["init"]`: refused, naming the run.
     for model in ["mlp_s", "cnn_s"] {
