@@ -528,3 +528,63 @@ fn a_checkout_without_encoder_caches_checks_the_committed_runs_without_encoding(
         "{plan}"
     );
 }
+
+/// A preset whose seeds vary data and split: the study plans one baseline item with a run
+/// per seed, checks each seed's run against its own draw of the data, and plans a removed
+/// seed's baseline as missing again.
+#[test]
+fn a_study_of_a_varied_preset_checks_each_seed_against_its_own_data() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("presets")).unwrap();
+    let preset = r#"schema = 1
+name = "replicas"
+seeds = [0, 1]
+metric = "accuracy"
+[data]
+source = "synthetic-portraits"
+[data.options]
+start = 2000
+end = 2002
+rows_per_year = 24
+[slicing]
+scheme = "yearly"
+[regime]
+kind = "cumulative"
+[train]
+optimizer = "adam"
+learning_rate = 1e-3
+batch_size = 16
+epochs = 1
+loss = "cross-entropy"
+[[models]]
+key = "mlp_s"
+"#;
+    fs::write(dir.path().join("presets/replicas.toml"), preset).unwrap();
+    fs::write(
+        dir.path().join("studies.toml"),
+        "[[studies]]\nname = \"replicas\"\ntitle = \"Replicas\"\npresets = [\"replicas\"]\n",
+    )
+    .unwrap();
+    let printed = study_ok(dir.path(), &["--jobs", "1", "--out", "results", "-q"]);
+    assert!(printed.contains("4 done, 0 failed, 0 not run"), "{printed}");
+    let results = dir.path().join("results/replicas");
+    for seed in [0, 1] {
+        assert!(
+            results
+                .join(format!("majority/seed-{seed}/SHA256SUMS"))
+                .is_file()
+        );
+    }
+    let plan = study_ok(dir.path(), &["--plan", "--out", "results"]);
+    assert!(plan.contains("4 items (4 done); 0 to run"), "{plan}");
+    fs::remove_dir_all(results.join("majority/seed-1")).unwrap();
+    let plan = study_ok(dir.path(), &["--plan", "--out", "results"]);
+    assert!(
+        plan_line(&plan, "baseline/replicas").contains("missing"),
+        "{plan}"
+    );
+    assert!(
+        plan_line(&plan, "run/replicas/mlp_s/seed-1").contains(" done "),
+        "{plan}"
+    );
+}
