@@ -298,8 +298,8 @@ fn export_job(loaded: &drift::preset::LoadedPreset, spec: &ModelSpec, dir: &Path
     std::fs::create_dir_all(dir)?;
     let preset = &loaded.preset;
     let base = loaded.path.parent().unwrap_or(Path::new("."));
-    let data = drift::text::load(&preset.data, &preset.data_options, base)?;
-    let plan = preset.plan(&data)?;
+    let data = preset.load_data(base, preset.seeds[0])?;
+    let plan = preset.plan(&data, preset.seeds[0])?;
     let config = drift::models::ModelConfig {
         positional_embedding: spec.positional_embedding,
         ..run::model_config(&data)?

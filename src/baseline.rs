@@ -12,7 +12,9 @@
 //!
 //! A model that does not beat its baseline has learned nothing the label distribution
 //! does not already say. A baseline is deterministic, so it has one run, seed
-//! [`BASELINE_SEED`].
+//! [`BASELINE_SEED`], when every seed of its preset trains on the same data and split; when
+//! the seeds vary them ([`crate::slices::Varied`]), it has one run per seed, fitted on that
+//! seed's data and split.
 
 use std::path::{Path, PathBuf};
 
@@ -23,7 +25,7 @@ use crate::matrix::Grid;
 use crate::preset::{LoadedPreset, Plan};
 use crate::{Error, Result};
 
-/// The seed a baseline's one run is filed under.
+/// The seed a baseline's one run is filed under when the data and split do not vary.
 pub const BASELINE_SEED: u64 = 0;
 
 /// The family every baseline belongs to in tables and figures.
@@ -123,10 +125,15 @@ impl Baseline {
     }
 }
 
-/// The baseline run of `loaded` on `data` cut as `plan`: for every cutoff the baseline
-/// fitted on that cutoff's training rows, scored on every cell under the preset's regime,
-/// with its health.
-pub fn baseline_run(loaded: &LoadedPreset, data: &Dataset, plan: &Plan) -> Result<RunArtifact> {
+/// The baseline run of `loaded` on `data` cut as `plan`, filed under `seed`: for every
+/// cutoff the baseline fitted on that cutoff's training rows, scored on every cell under
+/// the preset's regime, with its health.
+pub fn baseline_run(
+    loaded: &LoadedPreset,
+    data: &Dataset,
+    plan: &Plan,
+    seed: u64,
+) -> Result<RunArtifact> {
     let preset = &loaded.preset;
     let baseline = Baseline::for_targets(&data.targets);
     let k = plan.timeline.slices.len();
@@ -178,7 +185,8 @@ pub fn baseline_run(loaded: &LoadedPreset, data: &Dataset, plan: &Plan) -> Resul
                 sha256: loaded.sha256.clone(),
             },
             model: baseline.key().to_string(),
-            seed: BASELINE_SEED,
+            seed,
+            varied: preset.varied(),
             metric: preset.metric,
             code: CodeVersion::current(),
             data: data.source.clone(),
@@ -191,14 +199,35 @@ pub fn baseline_run(loaded: &LoadedPreset, data: &Dataset, plan: &Plan) -> Resul
     })
 }
 
-/// Writes the baseline run of `loaded` under `out` and returns its folder.
+/// The seed the baseline of run seed `seed` is filed under: [`BASELINE_SEED`] when the
+/// preset's seeds share data and split, else `seed`.
+pub fn baseline_seed(loaded: &LoadedPreset, seed: u64) -> u64 {
+    if loaded.preset.varies_data_or_split() {
+        seed
+    } else {
+        BASELINE_SEED
+    }
+}
+
+/// The seeds a preset's baseline runs are filed under ([`baseline_seed`] of each seed).
+pub fn baseline_seeds(loaded: &LoadedPreset) -> Vec<u64> {
+    let mut seeds: Vec<u64> = (loaded.preset.seeds.iter())
+        .map(|&s| baseline_seed(loaded, s))
+        .collect();
+    seeds.dedup();
+    seeds
+}
+
+/// Writes the baseline run of `loaded` for run seed `seed` (filed under
+/// [`baseline_seed`]) under `out` and returns its folder.
 pub fn write_baseline(
     loaded: &LoadedPreset,
     data: &Dataset,
     plan: &Plan,
     out: &Path,
+    seed: u64,
 ) -> Result<PathBuf> {
-    let run = baseline_run(loaded, data, plan)?;
+    let run = baseline_run(loaded, data, plan, baseline_seed(loaded, seed))?;
     // Every `drift run` of a preset writes its baseline first. One already there with the
     // same cells, health and provenance but for the commit is kept: rewriting it would
     // only churn the commit its run.json names (committed results changed by a rerun).
@@ -211,6 +240,7 @@ pub fn write_baseline(
             && existing.provenance.preset == p.preset
             && existing.provenance.data == p.data
             && existing.provenance.metric == p.metric
+            && existing.provenance.varied == p.varied
             && existing.provenance.schema == p.schema;
         if same {
             return Ok(dir);
@@ -220,11 +250,21 @@ pub fn write_baseline(
 }
 
 /// Loads the data of `loaded`, cuts it as the preset says and writes the preset's baseline
-/// run under `out` (what `drift run` writes before any model; `drift run --baseline-only`
-/// and `drift study` write it alone). Returns its folder.
-pub fn write_for_preset(loaded: &LoadedPreset, out: &Path) -> Result<PathBuf> {
+/// runs under `out`, one per [`baseline_seeds`] (what `drift run` writes before any model;
+/// `drift run --baseline-only` and `drift study` write them alone). Returns their folders.
+pub fn write_for_preset(loaded: &LoadedPreset, out: &Path) -> Result<Vec<PathBuf>> {
+    let preset = &loaded.preset;
     let base = loaded.path.parent().unwrap_or(Path::new("."));
-    let data = crate::text::load(&loaded.preset.data, &loaded.preset.data_options, base)?;
-    let plan = loaded.preset.plan(&data)?;
-    write_baseline(loaded, &data, &plan, out)
+    let mut dirs = Vec::new();
+    let mut data: Option<Dataset> = None;
+    for seed in baseline_seeds(loaded) {
+        // The data is loaded once unless each seed draws its own.
+        if data.is_none() || preset.varied().contains(&crate::slices::Varied::Data) {
+            data = Some(preset.load_data(base, seed)?);
+        }
+        let data = data.as_ref().expect("loaded above");
+        let plan = preset.plan(data, seed)?;
+        dirs.push(write_baseline(loaded, data, &plan, out, seed)?);
+    }
+    Ok(dirs)
 }

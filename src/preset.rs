@@ -14,8 +14,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::data::{DataOptions, DataSpec, Dataset};
 use crate::metrics::Metric;
 use crate::slices::{
-    Regime, Scheme, SliceSplit, SlicingConfig, SplitConfig, Stratify, Timeline, Timestamp,
-    cap_slices, downsample_slices, slice_rows, split_slice,
+    Regime, Scheme, SliceSplit, SlicingConfig, SplitConfig, Stratify, Timeline, Timestamp, Varied,
+    cap_slices, derived_seed, downsample_slices, is_only_init, parse_vary, slice_rows, split_slice,
 };
 use crate::train::{Loss, Optimizer, TrainConfig};
 use crate::{Error, Result};
@@ -67,6 +67,11 @@ pub struct Preset {
     pub regime: Regime,
     /// Training seeds.
     pub seeds: Vec<u64>,
+    /// What the seeds vary ([`Varied`], canonical order, `init` always first); left out of
+    /// the canonical JSON when only `init`, so presets that fix data and split keep the
+    /// hash they had before `vary` existed.
+    #[serde(skip_serializing_if = "is_only_init")]
+    pub vary: Vec<Varied>,
     /// The metric of every cell.
     pub metric: Metric,
     /// The models, in preset order.
@@ -94,8 +99,58 @@ pub struct Plan {
 }
 
 impl Preset {
-    /// Cuts, down-samples (when the preset says so) and splits `data` as the preset says.
-    pub fn plan(&self, data: &Dataset) -> Result<Plan> {
+    /// What the seeds of this preset vary in fact: its `vary`, less `data` when its data is
+    /// not drawn from a seed (corpora, files, the toy generators): what `run.json` records.
+    pub fn varied(&self) -> Vec<Varied> {
+        let seeded = match &self.data {
+            DataSpec::Source(name) => crate::data::source(name).is_ok_and(|s| s.seeded),
+            DataSpec::Path(_) => false,
+        };
+        self.vary
+            .iter()
+            .copied()
+            .filter(|&v| v != Varied::Data || seeded)
+            .collect()
+    }
+
+    /// Whether data or split differ between seeds (then each seed has its own, and its own
+    /// baseline).
+    pub fn varies_data_or_split(&self) -> bool {
+        self.varied() != [Varied::Init]
+    }
+
+    /// The split of run seed `seed`: the preset's, with its seed derived from `seed` when
+    /// the split varies ([`derived_seed`]).
+    pub fn split_for(&self, seed: u64) -> SplitConfig {
+        let mut split = self.split;
+        if self.vary.contains(&Varied::Split) {
+            split.seed = derived_seed(Varied::Split, self.split.seed, seed);
+        }
+        split
+    }
+
+    /// The `[data.options]` run seed `seed` loads with: the preset's, with the generator's
+    /// `seed` (0 when unset) derived from `seed` when the data varies ([`derived_seed`]).
+    pub fn data_options_for(&self, seed: u64) -> DataOptions {
+        let mut options = self.data_options.clone();
+        if self.varied().contains(&Varied::Data) {
+            let base = options.get("seed").and_then(|v| v.as_u64()).unwrap_or(0);
+            let derived = derived_seed(Varied::Data, base, seed);
+            options.insert("seed".into(), derived.into());
+        }
+        options
+    }
+
+    /// The data run seed `seed` trains on, as models read it; `base` is the preset's folder.
+    pub fn load_data(&self, base: &Path, seed: u64) -> Result<Dataset> {
+        crate::text::load(&self.data, &self.data_options_for(seed), base)
+    }
+
+    /// Cuts, down-samples (when the preset says so) and splits `data` as the preset says
+    /// for run seed `seed`, with [`Preset::split_for`] (the same for every seed when the
+    /// split does not vary).
+    pub fn plan(&self, data: &Dataset, seed: u64) -> Result<Plan> {
+        let split = &self.split_for(seed);
         let mut timeline = slice_rows(&data.timestamps, &self.slicing)?;
         if timeline.slices.is_empty() {
             return Err(Error::Invalid(format!(
@@ -114,10 +169,10 @@ impl Preset {
             )));
         }
         if self.downsample {
-            downsample_slices(&mut timeline.slices, self.split.seed);
+            downsample_slices(&mut timeline.slices, split.seed);
         }
         if let Some(size) = self.max_rows {
-            cap_slices(&mut timeline.slices, self.split.seed, size);
+            cap_slices(&mut timeline.slices, split.seed, size);
         }
         let splits = timeline
             .slices
@@ -127,7 +182,7 @@ impl Preset {
                     .targets
                     .strata()
                     .map(|labels| s.rows.iter().map(|&r| labels[r]).collect());
-                split_slice(&s.rows, strata.as_deref(), &self.split, &s.label)
+                split_slice(&s.rows, strata.as_deref(), split, &s.label)
             })
             .collect();
         Ok(Plan { timeline, splits })
@@ -305,6 +360,7 @@ struct RawPreset {
     name: Identifier,
     description: Option<String>,
     seeds: Vec<NonNegativeInt>,
+    vary: Option<Vec<String>>,
     metric: Metric,
     data: RawData,
     slicing: RawSlicing,
@@ -423,6 +479,7 @@ impl RawPreset {
         let split = self.split.config();
         let regime = self.regime.check()?;
         let seeds = check_seeds(&self.seeds)?;
+        let vary = parse_vary(self.vary.as_deref())?;
         let base = self.train.check(self.metric)?;
         let models = check_models(self.models, &base)?;
         Ok(Preset {
@@ -437,6 +494,7 @@ impl RawPreset {
             max_rows: self.split.max_rows.map(|n| n.0 as usize),
             regime,
             seeds,
+            vary,
             metric: self.metric,
             models,
         })

@@ -9,6 +9,11 @@
 //! ([`crate::eval::Health`]). Before any model, the preset's counting baseline
 //! ([`crate::baseline`]) is written beside the models' runs.
 //!
+//! When the preset's seeds share data and split (`vary = ["init"]`), the data is loaded
+//! and cut once for all of them; when they vary ([`crate::slices::Varied`]), each seed
+//! loads (a generator's own draw) and cuts its own, with its own baseline, and every model
+//! at that seed trains on them, so model comparisons stay paired.
+//!
 //! A rerun reuses every cutoff whose files are there and were made for the same preset,
 //! data, model, seed, device and thread count, so an interrupted run resumes where it
 //! stopped and ends with the same bytes as an uninterrupted one; work made for anything
@@ -37,6 +42,7 @@ use crate::files::write_atomic;
 use crate::matrix::Grid;
 use crate::models::{self, InputShape, ModelConfig};
 use crate::preset::{LoadedPreset, ModelSpec, Plan};
+use crate::slices::Varied;
 use crate::train::checkpoint::{self, CheckpointId};
 use crate::train::{self, DataTensors, TrainJob, loss::LossFn};
 use crate::{Error, Result};
@@ -137,9 +143,71 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
     device::set_threads(options.threads)?;
     device::keep_freed_memory();
     let base = loaded.path.parent().unwrap_or(Path::new("."));
-    let data = crate::text::load(&preset.data, &preset.data_options, base)?;
+    let data = preset.load_data(base, seeds[0])?;
     let config = model_config(&data)?;
-    for spec in &specs {
+    check_models(&specs, &data, &config)?;
+    let device = device::resolve(options.device)?;
+    let run = |spec: &ModelSpec, seed: u64, data: &Dataset, tensors: &DataTensors, plan: &Plan| {
+        let config = ModelConfig {
+            positional_embedding: spec.positional_embedding,
+            ..config
+        };
+        let run = SeedRun {
+            anchor_targets: std::cell::OnceCell::new(),
+            loaded,
+            spec,
+            seed,
+            data,
+            tensors,
+            config: &config,
+            plan,
+            device,
+            options,
+        };
+        run.run().map_err(|e| {
+            Error::Invalid(format!(
+                "{}/{}/seed-{seed}: {e}; no artifact was written for this run",
+                preset.name, spec.key
+            ))
+        })
+    };
+    let mut dirs = Vec::new();
+    if !preset.varies_data_or_split() {
+        // One data set and plan for every seed, loaded once.
+        let plan = preset.plan(&data, seeds[0])?;
+        baseline::write_baseline(loaded, &data, &plan, &options.out, seeds[0])?;
+        let tensors = DataTensors::new(&data)?;
+        for spec in &specs {
+            for &seed in &seeds {
+                dirs.push(run(spec, seed, &data, &tensors, &plan)?);
+            }
+        }
+        return Ok(dirs);
+    }
+    // Each seed its own split (and draw of the data), shared by every model at that seed.
+    // The data of the first seed, or of every seed when only the split varies.
+    let mut shared = Some(data);
+    for &seed in &seeds {
+        let data = match shared.take() {
+            Some(data) => data,
+            None => preset.load_data(base, seed)?,
+        };
+        let plan = preset.plan(&data, seed)?;
+        baseline::write_baseline(loaded, &data, &plan, &options.out, seed)?;
+        let tensors = DataTensors::new(&data)?;
+        for spec in &specs {
+            dirs.push(run(spec, seed, &data, &tensors, &plan)?);
+        }
+        if !preset.varied().contains(&Varied::Data) {
+            shared = Some(data);
+        }
+    }
+    Ok(dirs)
+}
+
+/// Every model reads the input `data` gives, and its loss fits its targets.
+fn check_models(specs: &[&ModelSpec], data: &Dataset, config: &ModelConfig) -> Result<()> {
+    for spec in specs {
         let info = models::info(&spec.key)?;
         if info.input != config.input.kind() {
             return Err(Error::Invalid(format!(
@@ -152,40 +220,7 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
         }
         LossFn::new(spec.train.loss, &data.targets, &[], tch::Device::Cpu)?;
     }
-    let plan = preset.plan(&data)?;
-    let device = device::resolve(options.device)?;
-    baseline::write_baseline(loaded, &data, &plan, &options.out)?;
-    let tensors = DataTensors::new(&data)?;
-
-    let mut dirs = Vec::new();
-    for spec in &specs {
-        for &seed in &seeds {
-            let config = ModelConfig {
-                positional_embedding: spec.positional_embedding,
-                ..config
-            };
-            let run = SeedRun {
-                anchor_targets: std::cell::OnceCell::new(),
-                loaded,
-                spec,
-                seed,
-                data: &data,
-                tensors: &tensors,
-                config: &config,
-                plan: &plan,
-                device,
-                options,
-            };
-            let dir = run.run().map_err(|e| {
-                Error::Invalid(format!(
-                    "{}/{}/seed-{seed}: {e}; no artifact was written for this run",
-                    preset.name, spec.key
-                ))
-            })?;
-            dirs.push(dir);
-        }
-    }
-    Ok(dirs)
+    Ok(())
 }
 
 /// One (model, seed) of a preset.
@@ -260,6 +295,7 @@ impl SeedRun<'_> {
             },
             model: self.spec.key.clone(),
             seed: self.seed,
+            varied: preset.varied(),
             metric: preset.metric,
             code: CodeVersion::current(),
             data: self.data.source.clone(),

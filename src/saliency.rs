@@ -329,7 +329,8 @@ mod torch {
             )));
         }
         let base = preset_path.parent().unwrap_or(Path::new("."));
-        let data = crate::text::load(&loaded.preset.data, &loaded.preset.data_options, base)?;
+        // The run's own draw of the data and split, when its seed varied them.
+        let data = loaded.preset.load_data(base, p.seed)?;
         if data.source.sha256 != p.data.sha256 {
             return Err(Error::Invalid(format!(
                 "data {}: its hash {} is not the {} the run was made with",
@@ -343,7 +344,7 @@ mod torch {
                 data.targets.task()
             )));
         };
-        let plan = loaded.preset.plan(&data)?;
+        let plan = loaded.preset.plan(&data, p.seed)?;
         let labels_of = plan.timeline.labels();
         let find = |label: &str| {
             labels_of.iter().position(|l| l == label).ok_or_else(|| {

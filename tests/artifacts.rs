@@ -397,9 +397,31 @@ fn an_edit_with_recomputed_sums_is_caught_by_the_consistency_checks() {
         about(&message, &dir, "run.json"),
         format!(
             "line {line} column 8: unknown field `note`, expected one of `schema`, `preset`, \
-             `model`, `seed`, `metric`, `code`, `data`, `device`, `threads`"
+             `model`, `seed`, `varied`, `metric`, `code`, `data`, `device`, `threads`"
         )
     );
+
+    // What varied must start with the initialisation, no part twice.
+    let (_root, dir) = written();
+    edit(&dir, "run.json", "\"init\"\n  ]", "\"split\"\n  ]");
+    recompute_sums(&dir);
+    let message = load_error(&dir);
+    assert_eq!(
+        about(&message, &dir, "run.json"),
+        "varied: expected \"init\" first and no part twice, found [\"split\"]"
+    );
+
+    // A run.json made before `varied` was recorded loads, as varying the initialisation.
+    let (_root, dir) = written();
+    edit(
+        &dir,
+        "run.json",
+        "  \"varied\": [\n    \"init\"\n  ],\n",
+        "",
+    );
+    recompute_sums(&dir);
+    let old = load_run(&dir).unwrap();
+    assert_eq!(old.provenance.varied, [drift::slices::Varied::Init]);
 
     // A reformatted matrix.json with the same values.
     let (_root, dir) = written();

@@ -136,6 +136,7 @@ fn write_tiny_run(
             },
             model: model.into(),
             seed,
+            varied: vec![drift::slices::Varied::Init],
             metric: drift::Metric::Accuracy,
             code: CodeVersion::current(),
             data: DataSource::new("toy-images", "1", "2".repeat(64)),

@@ -484,6 +484,7 @@ fn write_run(root: &Path) -> PathBuf {
             },
             model: "cnn_s".into(),
             seed: 0,
+            varied: vec![drift::slices::Varied::Init],
             metric: drift::Metric::Accuracy,
             code: CodeVersion::current(),
             data: DataSource::new("synthetic-portraits", "1", "2".repeat(64)),

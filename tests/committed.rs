@@ -68,7 +68,7 @@ fn the_drift_types_constant_checkpoints_match_a_recount_from_their_matrices() {
             continue;
         }
         let data = drift::text::load(&preset.data, &preset.data_options, root).unwrap();
-        let plan = preset.plan(&data).unwrap();
+        let plan = preset.plan(&data, preset.seeds[0]).unwrap();
         let drift::data::Targets::Classes { classes, labels } = &data.targets else {
             panic!("portraits are single-label");
         };

@@ -282,8 +282,8 @@ fn unknown_fields_name_their_table() {
             "metric = \"accuracy\"\nmetrics = []\n"
         )),
         "metrics: unknown field `metrics`, expected one of `schema`, `name`, \
-         `description`, `seeds`, `metric`, `data`, `slicing`, `split`, `regime`, `train`, \
-         `models`"
+         `description`, `seeds`, `vary`, `metric`, `data`, `slicing`, `split`, `regime`, \
+         `train`, `models`"
     );
 }
 
@@ -575,4 +575,200 @@ fn a_position_embedding_is_an_option_of_the_text_transformers_only() {
         )),
         "models[2].positional_embedding: only the text Transformers (tx_*) have one, not mlp_s"
     );
+}
+
+// ---- what a replication varies (`vary`) ------------------------------------------------
+
+use drift::data::Targets;
+use drift::slices::{Varied, derived_seed, split_slice};
+
+/// A small synthetic-portraits preset (four years of 30 rows), `vary` as `vary` gives it.
+fn portraits(vary: &str) -> Preset {
+    let text = format!(
+        r#"
+schema = 1
+name = "replicas"
+seeds = [0, 1]
+metric = "accuracy"
+{vary}
+
+[data]
+source = "synthetic-portraits"
+
+[data.options]
+start = 2000
+end = 2003
+rows_per_year = 30
+
+[slicing]
+scheme = "yearly"
+
+[split]
+seed = 5
+
+[regime]
+kind = "cumulative"
+
+[train]
+optimizer = "adam"
+learning_rate = 1e-3
+batch_size = 16
+epochs = 1
+loss = "cross-entropy"
+
+[[models]]
+key = "mlp_s"
+"#
+    );
+    Preset::parse(&text).unwrap()
+}
+
+#[test]
+fn vary_is_checked_when_the_preset_loads() {
+    let with = |line: &str| {
+        VALID.replace(
+            "metric = \"accuracy\"",
+            &format!("metric = \"accuracy\"\n{line}"),
+        )
+    };
+    for (line, error) in [
+        (
+            r#"vary = ["init", "noise"]"#,
+            r#"vary[1]: unknown part "noise" (known: init, split, data)"#,
+        ),
+        (
+            r#"vary = ["init", "split", "init"]"#,
+            r#"vary[2]: "init" appears twice"#,
+        ),
+        (
+            r#"vary = ["split", "data"]"#,
+            "vary: must include \"init\" (every seed varies the initialisation and batch order)",
+        ),
+        (
+            r#"vary = []"#,
+            "vary: must include \"init\" (every seed varies the initialisation and batch order)",
+        ),
+    ] {
+        assert_eq!(self::error(&with(line)), error, "{line}");
+    }
+}
+
+/// `vary = ["init"]` is left out of the canonical JSON, so a preset that fixes its data
+/// and split hashes as before `vary` existed; the default (every part) is a new hash,
+/// written out or not, in any order.
+#[test]
+fn vary_init_keeps_the_old_hash_and_the_default_is_a_new_one() {
+    let with = |line: &str| {
+        VALID.replace(
+            "metric = \"accuracy\"",
+            &format!("metric = \"accuracy\"\n{line}"),
+        )
+    };
+    let all = hash(VALID);
+    assert_eq!(hash(&with(r#"vary = ["init", "split", "data"]"#)), all);
+    assert_eq!(hash(&with(r#"vary = ["data", "init", "split"]"#)), all);
+    let only_init = hash(&with(r#"vary = ["init"]"#));
+    assert_ne!(only_init, all);
+    assert_ne!(hash(&with(r#"vary = ["init", "split"]"#)), all);
+    let fixed = Preset::parse(&with(r#"vary = ["init"]"#)).unwrap();
+    let json = serde_json::to_value(fixed).unwrap();
+    assert!(json.get("vary").is_none(), "{json}");
+}
+
+/// Every paper preset (each with `vary = ["init"]`) still has the content hash its
+/// committed runs recorded; `types-covariate`'s is pinned, as printed by `drift presets
+/// check` before `vary` existed. An old `run.json`, without `varied`, loads as `[init]`.
+#[test]
+fn the_paper_presets_keep_the_hashes_their_committed_runs_recorded() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let covariate = Preset::load(&root.join("presets/paper/types-covariate.toml")).unwrap();
+    assert_eq!(
+        covariate.sha256,
+        "4a9b405a8e036a9b6e886d993c4dc34a677164b49ebf1ed2614040e4ae01739f"
+    );
+    for file in drift::preset::preset_files(&root.join("presets/paper")).unwrap() {
+        let loaded = Preset::load(&file).unwrap();
+        assert_eq!(loaded.preset.vary, [Varied::Init], "{}", file.display());
+        let results = root.join("results").join(&loaded.preset.name);
+        let Ok(models) = std::fs::read_dir(&results) else {
+            continue;
+        };
+        for model in models.flatten().filter(|m| m.path().is_dir()) {
+            let run = drift::artifacts::load_run(&model.path().join("seed-0")).unwrap();
+            assert_eq!(
+                run.provenance.preset.sha256,
+                loaded.sha256,
+                "{}",
+                model.path().display()
+            );
+            assert_eq!(run.provenance.varied, [Varied::Init]);
+        }
+    }
+}
+
+/// The documented derivation: the first 8 bytes, little-endian, of
+/// SHA-256("drift-replication-v1:{part}:{base}:{seed}"), the data seed without its top bit.
+#[test]
+fn derived_seeds_follow_the_documented_formula() {
+    let expected = |text: &str| {
+        let hex = drift::checksum::sha256_hex(text.as_bytes());
+        let bytes: Vec<u8> = (0..8)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+            .collect();
+        u64::from_le_bytes(bytes.try_into().unwrap())
+    };
+    assert_eq!(
+        derived_seed(Varied::Split, 5, 1),
+        expected("drift-replication-v1:split:5:1")
+    );
+    assert_eq!(
+        derived_seed(Varied::Data, 0, 2),
+        expected("drift-replication-v1:data:0:2") & (u64::MAX >> 1)
+    );
+}
+
+/// By default two seeds draw different data and split it differently; with
+/// `vary = ["init"]` both train on the data and split of the preset's own seeds, as
+/// before `vary` existed (the split of `split.seed`, the generator's `seed` option).
+#[test]
+fn seeds_vary_data_and_split_by_default_and_share_them_with_vary_init() {
+    let base = std::path::Path::new(".");
+    let varied = portraits("");
+    assert_eq!(varied.varied(), [Varied::Init, Varied::Split, Varied::Data]);
+    let d0 = varied.load_data(base, 0).unwrap();
+    let d1 = varied.load_data(base, 1).unwrap();
+    assert_ne!(d0.source, d1.source);
+    assert_ne!(d0.inputs, d1.inputs);
+    assert_eq!(varied.load_data(base, 1).unwrap().source, d1.source);
+    let (p0, p1) = (varied.plan(&d0, 0).unwrap(), varied.plan(&d1, 1).unwrap());
+    assert_ne!(p0.splits, p1.splits);
+    // The split alone varies too, on the same data.
+    assert_ne!(p0.splits, varied.plan(&d0, 1).unwrap().splits);
+
+    let fixed = portraits(r#"vary = ["init"]"#);
+    assert_eq!(fixed.varied(), [Varied::Init]);
+    assert_eq!(fixed.data_options_for(1), fixed.data_options);
+    let before = drift::text::load(&fixed.data, &fixed.data_options, base).unwrap();
+    let data = fixed.load_data(base, 1).unwrap();
+    assert_eq!(data.source, before.source);
+    let plan = fixed.plan(&data, 1).unwrap();
+    assert_eq!(plan.splits, fixed.plan(&data, 0).unwrap().splits);
+    let Targets::Classes { labels, .. } = &data.targets else {
+        panic!("portraits have classes");
+    };
+    for (slice, split) in plan.timeline.slices.iter().zip(&plan.splits) {
+        let strata: Vec<u32> = slice.rows.iter().map(|&r| labels[r]).collect();
+        let old = split_slice(&slice.rows, Some(&strata), &fixed.split, &slice.label);
+        assert_eq!(*split, old, "slice {}", slice.label);
+    }
+}
+
+/// Data that no seed draws (the toy generators, corpora, files) has nothing to vary: the
+/// recorded parts leave `data` out.
+#[test]
+fn unseeded_data_does_not_vary() {
+    let toy = Preset::parse(&VALID.replace("synthetic-portraits", "toy-images")).unwrap();
+    assert_eq!(toy.vary, Varied::ALL);
+    assert_eq!(toy.varied(), [Varied::Init, Varied::Split]);
+    assert_eq!(toy.data_options_for(3), toy.data_options);
 }

@@ -452,3 +452,141 @@ fn finetune_and_self_label_matrices_differ_from_single_where_they_should() {
         "{message}"
     );
 }
+
+/// A two-seed preset on the synthetic portraits with `vary` as `vary` gives it, two models.
+fn replicas(dir: &Path, vary: &str) -> String {
+    let text = format!(
+        r#"
+schema = 1
+name = "replicas"
+seeds = [0, 1]
+metric = "accuracy"
+{vary}
+
+[data]
+source = "synthetic-portraits"
+
+[data.options]
+start = 2000
+end = 2002
+rows_per_year = 24
+
+[slicing]
+scheme = "yearly"
+
+[regime]
+kind = "cumulative"
+
+[train]
+optimizer = "adam"
+learning_rate = 1e-3
+batch_size = 16
+epochs = 1
+loss = "cross-entropy"
+
+[[models]]
+key = "mlp_s"
+
+[[models]]
+key = "cnn_s"
+"#
+    );
+    let path = dir.join("replicas.toml");
+    fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// By default each seed draws its own data and split, shared by both models at that seed
+/// and by its own baseline, and `run.json` records what varied; with `vary = ["init"]`
+/// every seed trains on the preset's own draw (the data identity loading the preset's
+/// options gives) with one baseline, as before `vary` existed. A run made with one `vary`
+/// does not resume under another.
+#[test]
+fn seeds_vary_data_and_split_unless_the_preset_fixes_them() {
+    use drift::slices::Varied;
+    let dir = tempfile::tempdir().unwrap();
+    let load = |out: &Path, model: &str, seed: u64| {
+        drift::artifacts::load_run(&out.join(format!("replicas/{model}/seed-{seed}")))
+            .unwrap()
+            .provenance
+    };
+
+    let varied = dir.path().join("varied");
+    let preset = replicas(dir.path(), "");
+    run_ok(&preset, &varied);
+    for seed in [0, 1] {
+        let p = load(&varied, "mlp_s", seed);
+        assert_eq!(p.varied, [Varied::Init, Varied::Split, Varied::Data]);
+        assert_eq!(load(&varied, "cnn_s", seed).data, p.data);
+        let baseline = load(&varied, "majority", seed);
+        assert_eq!((baseline.data, baseline.varied), (p.data, p.varied));
+    }
+    assert_ne!(
+        load(&varied, "mlp_s", 0).data,
+        load(&varied, "mlp_s", 1).data
+    );
+    // `artifacts verify` and `summarize` say what varied.
+    let verify = drift()
+        .args(["artifacts", "verify"])
+        .arg(&varied)
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&verify.stdout).into_owned();
+    assert!(verify.status.success(), "{listing}");
+    assert_eq!(
+        listing.matches("  varied init split data\n").count(),
+        6,
+        "{listing}"
+    );
+    let summary = |out: &Path| -> serde_json::Value {
+        let output = drift()
+            .arg("summarize")
+            .arg(out.join("replicas/mlp_s"))
+            .output()
+            .unwrap();
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    assert_eq!(
+        summary(&varied)["varied"],
+        serde_json::json!(["init", "split", "data"])
+    );
+
+    let fixed = dir.path().join("fixed");
+    let fixed_preset = replicas(dir.path(), r#"vary = ["init"]"#);
+    run_ok(&fixed_preset, &fixed);
+    let loaded = drift::preset::Preset::load(Path::new(&fixed_preset)).unwrap();
+    let own = drift::text::load(
+        &loaded.preset.data,
+        &loaded.preset.data_options,
+        Path::new("."),
+    )
+    .unwrap();
+    for seed in [0, 1] {
+        let p = load(&fixed, "mlp_s", seed);
+        assert_eq!((p.varied, p.data), (vec![Varied::Init], own.source.clone()));
+    }
+    assert!(fixed.join("replicas/majority/seed-0").is_dir());
+    assert!(!fixed.join("replicas/majority/seed-1").exists());
+    assert_eq!(summary(&fixed)["varied"], serde_json::json!(["init"]));
+
+    // The varied runs' work, resumed under `vary = ["init"]`: refused, naming the run.
+    for model in ["mlp_s", "cnn_s"] {
+        for seed in [0, 1] {
+            let run = varied.join(format!("replicas/{model}/seed-{seed}"));
+            for file in [
+                "run.json",
+                "matrix.json",
+                "matrix.csv",
+                "health.json",
+                "SHA256SUMS",
+            ] {
+                let _ = fs::remove_file(run.join(file));
+            }
+        }
+    }
+    let message = stderr(&run(&fixed_preset, &varied, &[]));
+    assert!(
+        message.starts_with("error: replicas/mlp_s/seed-0: ") && message.contains("made for {"),
+        "{message}"
+    );
+}

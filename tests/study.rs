@@ -400,7 +400,8 @@ fn a_slurm_study_gives_the_local_bytes_and_resubmits_only_what_did_not_finish() 
 /// The smallest runs of the paper's default study, rerun from the committed preset in a
 /// fresh folder, give the committed bytes: the counting baseline and `mlp_s` seed 0 of
 /// `types-covariate`. Every checked file is compared; `run.json` only differs in the
-/// `code` block (the commit a run was made at), so it is compared without it. On a CPU of
+/// `code` block (the commit a run was made at) and in `varied`, which the committed runs
+/// predate, so it is compared without them. On a CPU of
 /// another kind than the one the runs were made on, libtorch's float32 kernels may round
 /// the training loss differently in its last bit (measured: the committed runs against a
 /// rerun on an AMD EPYC, final losses within 1e-8 while every prediction, and so every
@@ -457,9 +458,14 @@ fn a_rerun_of_the_smallest_committed_runs_gives_their_bytes() {
             let text = fs::read_to_string(dir.join("run.json")).unwrap();
             let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
             json.as_object_mut().unwrap().remove("code");
-            json
+            let varied = json.as_object_mut().unwrap().remove("varied");
+            (json, varied)
         };
-        assert_eq!(provenance(&committed), provenance(&rerun), "{run}/run.json");
+        // The committed runs predate `varied`, whose absence means what the rerun writes.
+        let ((want, old), (got, varied)) = (provenance(&committed), provenance(&rerun));
+        assert_eq!(want, got, "{run}/run.json");
+        assert_eq!(old, None, "{run}/run.json");
+        assert_eq!(varied, Some(serde_json::json!(["init"])), "{run}/run.json");
     }
 }
 
@@ -519,6 +525,66 @@ fn a_checkout_without_encoder_caches_checks_the_committed_runs_without_encoding(
     let last = plan.lines().last().unwrap();
     assert!(
         last.ends_with("0 to run (*), estimated 0s of work"),
+        "{plan}"
+    );
+}
+
+/// A preset whose seeds vary data and split: the study plans one baseline item with a run
+/// per seed, checks each seed's run against its own draw of the data, and plans a removed
+/// seed's baseline as missing again.
+#[test]
+fn a_study_of_a_varied_preset_checks_each_seed_against_its_own_data() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("presets")).unwrap();
+    let preset = r#"schema = 1
+name = "replicas"
+seeds = [0, 1]
+metric = "accuracy"
+[data]
+source = "synthetic-portraits"
+[data.options]
+start = 2000
+end = 2002
+rows_per_year = 24
+[slicing]
+scheme = "yearly"
+[regime]
+kind = "cumulative"
+[train]
+optimizer = "adam"
+learning_rate = 1e-3
+batch_size = 16
+epochs = 1
+loss = "cross-entropy"
+[[models]]
+key = "mlp_s"
+"#;
+    fs::write(dir.path().join("presets/replicas.toml"), preset).unwrap();
+    fs::write(
+        dir.path().join("studies.toml"),
+        "[[studies]]\nname = \"replicas\"\ntitle = \"Replicas\"\npresets = [\"replicas\"]\n",
+    )
+    .unwrap();
+    let printed = study_ok(dir.path(), &["--jobs", "1", "--out", "results", "-q"]);
+    assert!(printed.contains("4 done, 0 failed, 0 not run"), "{printed}");
+    let results = dir.path().join("results/replicas");
+    for seed in [0, 1] {
+        assert!(
+            results
+                .join(format!("majority/seed-{seed}/SHA256SUMS"))
+                .is_file()
+        );
+    }
+    let plan = study_ok(dir.path(), &["--plan", "--out", "results"]);
+    assert!(plan.contains("4 items (4 done); 0 to run"), "{plan}");
+    fs::remove_dir_all(results.join("majority/seed-1")).unwrap();
+    let plan = study_ok(dir.path(), &["--plan", "--out", "results"]);
+    assert!(
+        plan_line(&plan, "baseline/replicas").contains("missing"),
+        "{plan}"
+    );
+    assert!(
+        plan_line(&plan, "run/replicas/mlp_s/seed-1").contains(" done "),
         "{plan}"
     );
 }

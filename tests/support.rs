@@ -21,6 +21,7 @@ pub fn provenance(model: &str, seed: u64) -> RunProvenance {
         },
         model: model.into(),
         seed,
+        varied: vec![drift::slices::Varied::Init],
         metric: Metric::Accuracy,
         code: CodeVersion {
             crate_version: "0.1.0".into(),

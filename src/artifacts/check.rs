@@ -5,6 +5,7 @@ use super::layout::{HEALTH_JSON, TIMING_JSON};
 use super::record::{RunArtifact, SCHEMA};
 use crate::checksum::{is_hex, is_sha256};
 use crate::eval::{COLLAPSE_RULE, Health};
+use crate::slices::Varied;
 
 /// The field checks shared by writing and loading; the error starts with the field.
 pub(super) fn check_run(run: &RunArtifact) -> Result<(), String> {
@@ -21,6 +22,12 @@ pub(super) fn check_run(run: &RunArtifact) -> Result<(), String> {
             "{HEALTH_JSON}: schema {} folders {} one",
             p.schema,
             if p.schema >= 2 { "need" } else { "have no" }
+        ));
+    }
+    if p.varied.first() != Some(&Varied::Init) || !p.varied.is_sorted_by(|a, b| a < b) {
+        return Err(format!(
+            "varied: expected \"init\" first and no part twice, found {:?}",
+            p.varied.iter().map(|v| v.name()).collect::<Vec<_>>()
         ));
     }
     for (field, value) in [("preset.name", &p.preset.name), ("model", &p.model)] {

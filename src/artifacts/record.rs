@@ -10,6 +10,7 @@ use crate::data::DataSource;
 use crate::eval::Health;
 use crate::matrix::Grid;
 use crate::metrics::Metric;
+use crate::slices::{Varied, only_init};
 
 /// The artifact schema version this crate writes; it also reads schema 1 (no health).
 pub const SCHEMA: u32 = 2;
@@ -133,6 +134,11 @@ pub struct RunProvenance {
     pub model: String,
     /// Training seed.
     pub seed: u64,
+    /// What this seed varied, in canonical order: `init`, then `split` and `data` when the
+    /// preset varied them ([`crate::preset::Preset::varied`]). Runs made before it was
+    /// recorded varied the initialisation alone, which is what its absence means.
+    #[serde(default = "only_init")]
+    pub varied: Vec<Varied>,
     /// Metric of the cells.
     pub metric: Metric,
     /// The code.

@@ -154,8 +154,22 @@ fn verify(roots: &[PathBuf]) -> Result<ExitCode> {
     })
 }
 
-/// What `verify` says about a loaded run's health, after its folder.
+/// What `verify` says about a loaded run after its folder: its health, and what its seed
+/// varied when that was more than the initialisation (runs made before `vary` varied
+/// nothing else, and say nothing).
 fn health_note(run: &RunArtifact) -> String {
+    let varied = &run.provenance.varied;
+    let note = health_only_note(run);
+    if varied.len() > 1 {
+        let words: Vec<&str> = varied.iter().map(|v| v.name()).collect();
+        format!("{note}  varied {}", words.join(" "))
+    } else {
+        note
+    }
+}
+
+/// The health part of [`health_note`].
+fn health_only_note(run: &RunArtifact) -> String {
     if run.health.is_none() {
         return " (schema 1: no health record)".into();
     }

@@ -36,11 +36,13 @@ pub struct Args {
     pub baseline_only: bool,
 }
 
-/// `--baseline-only`: the baseline's folder.
+/// `--baseline-only`: the baseline's folders (one, or one per seed when the seeds vary the
+/// data or split).
 fn baseline_only(args: &Args) -> Result<ExitCode> {
     let loaded = crate::preset::Preset::load(&args.preset)?;
-    let dir = crate::baseline::write_for_preset(&loaded, &args.out)?;
-    outln!("{}", dir.display())?;
+    for dir in crate::baseline::write_for_preset(&loaded, &args.out)? {
+        outln!("{}", dir.display())?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

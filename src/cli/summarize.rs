@@ -127,6 +127,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let summary = summarize_with(&matrix, eval_fix, args.stream_k as usize);
     let scores = RobustnessOutput::new(&matrix, &parameters);
     let collapsed = runs.as_ref().map(collapsed_of);
+    // What the seeds varied (one preset's seeds all record the same).
+    let varied: Option<Vec<&str>> = runs
+        .as_ref()
+        .and_then(|r| r.provenance.first())
+        .map(|p| p.varied.iter().map(|v| v.name()).collect());
     let design = design_note(runs.as_ref());
     let self_labelling = match &args.gold {
         None => None,
@@ -136,6 +141,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         OutputFormat::Json => {
             let out = Output {
                 summary: &summary,
+                varied,
                 collapsed,
                 collapsed_excluded: runs.is_some() && !args.include_collapsed,
                 robustness_scores: &scores.scores,
@@ -150,6 +156,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         OutputFormat::Table => {
             out!("{}", table(&summary, &design))?;
+            if let Some(varied) = &varied {
+                out!(
+                    "varied   {} (what the seeds of these runs varied)\n\n",
+                    varied.join(" ")
+                )?;
+            }
             out!("{}", scores.table(&parameters))?;
             if let Some(t) = &self_labelling {
                 out!("{}", self_labelling_table(t, &summary.slices))?;
@@ -167,6 +179,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
 struct Output<'a> {
     #[serde(flatten)]
     summary: &'a Summary,
+    /// What the runs' seeds varied (`init`, `split`, `data`); absent for a CSV.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    varied: Option<Vec<&'static str>>,
     /// Per seed, the labels of the collapsed cutoffs; absent for a CSV.
     #[serde(skip_serializing_if = "Option::is_none")]
     collapsed: Option<Vec<SeedCollapsed>>,

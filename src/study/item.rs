@@ -47,8 +47,8 @@ pub enum Work {
     Baseline {
         /// The preset file.
         preset: PathBuf,
-        /// Its artifact folder.
-        dir: PathBuf,
+        /// Its artifact folders: one, or one per seed when the seeds vary data or split.
+        dirs: Vec<PathBuf>,
     },
     /// `drift run PRESET --models MODEL --seeds SEED`.
     Run {

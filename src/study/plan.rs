@@ -7,11 +7,10 @@ use std::path::{Path, PathBuf};
 use super::disk_state::{models_state, report_state, run_state, saliency_state};
 use super::failures::failures;
 use super::item::{Item, Stage, State, Work};
-use super::presets::{PresetInfo, load_presets};
+use super::presets::{Expected, PresetInfo, load_presets};
 use super::state_dir::STATE_DIR;
 use super::timings::Timings;
 use crate::artifacts;
-use crate::baseline::BASELINE_SEED;
 use crate::report::study::{self, StudySpec};
 use crate::{Error, Result};
 
@@ -127,18 +126,33 @@ impl StudyPlan {
         caches: &mut BTreeMap<String, usize>,
     ) -> Result<()> {
         let preset = &info.loaded.preset;
-        let expected = info.data.as_ref().map(|(source, _, _)| source);
         let cutoffs = info.data.as_ref().map_or(0, |(_, _, k)| *k);
+        // The data identity of a seed: its own draw's when the seeds vary the data.
+        let seeded: Vec<(u64, Expected)> = (info.per_seed.iter())
+            .map(|(&seed, source)| (seed, Expected::Known(source.clone())))
+            .collect();
+        let expected = |seed: u64| match seeded.iter().find(|(s, _)| *s == seed) {
+            Some((_, known)) => Ok(known),
+            None => info.data.as_ref().map(|(source, _, _)| source),
+        };
         let baseline = info.data.as_ref().ok().map(|(_, baseline, _)| {
-            let dir = artifacts::run_dir(&self.out, &preset.name, baseline.key(), BASELINE_SEED);
-            let state = run_state(&dir, &info.loaded, expected, cutoffs);
-            (dir, state)
+            let mut dirs = Vec::new();
+            let mut state = State::Done;
+            for seed in crate::baseline::baseline_seeds(&info.loaded) {
+                let dir = artifacts::run_dir(&self.out, &preset.name, baseline.key(), seed);
+                let found = run_state(&dir, &info.loaded, expected(seed), cutoffs);
+                if state == State::Done {
+                    state = found;
+                }
+                dirs.push(dir);
+            }
+            (dirs, state)
         });
         let mut planned = Vec::new();
         for spec in &preset.models {
             for &seed in &preset.seeds {
                 let dir = artifacts::run_dir(&self.out, &preset.name, &spec.key, seed);
-                let state = run_state(&dir, &info.loaded, expected, cutoffs);
+                let state = run_state(&dir, &info.loaded, expected(seed), cutoffs);
                 planned.push((spec, seed, dir, state));
             }
         }
@@ -164,13 +178,13 @@ impl StudyPlan {
             }
             _ => Vec::new(),
         };
-        if let Some((dir, state)) = baseline {
+        if let Some((dirs, state)) = baseline {
             self.push(
                 &format!("baseline/{}", preset.name),
                 Stage::Runs,
                 Work::Baseline {
                     preset: info.file.clone(),
-                    dir,
+                    dirs,
                 },
                 deps.clone(),
                 state,

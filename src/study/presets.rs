@@ -1,6 +1,7 @@
 //! The presets a studies file names, each loaded once with its data: the data identity
 //! its runs must have recorded and the state of the encoder cache it reads.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -10,6 +11,7 @@ use crate::baseline::Baseline;
 use crate::data::DataSource;
 use crate::preset::{LoadedPreset, Preset};
 use crate::report::study::StudySpec;
+use crate::slices::Varied;
 use crate::{Error, Result};
 
 /// The data identity a preset's runs must record, with its baseline and number of
@@ -36,6 +38,8 @@ struct Inspected {
     /// The key and state of its encoder cache, when it reads one.
     cache: Option<(String, State)>,
     data: DataIdentity,
+    /// Each seed's own data identity, when the seeds vary the data (else empty).
+    per_seed: BTreeMap<u64, DataSource>,
 }
 
 /// Loads a preset's data (without building an encoder cache) for the identity its runs
@@ -62,8 +66,9 @@ fn inspect(loaded: &LoadedPreset, file: &Path) -> Result<Inspected> {
         let done = state == State::Done;
         cache = Some((spec.key(), state));
         if !done {
-            let cutoffs = preset.plan(&texts)?.timeline.slices.len();
+            let cutoffs = preset.plan(&texts, preset.seeds[0])?.timeline.slices.len();
             return Ok(Inspected {
+                per_seed: BTreeMap::new(),
                 cache,
                 data: Ok((
                     Expected::Encoded {
@@ -77,9 +82,16 @@ fn inspect(loaded: &LoadedPreset, file: &Path) -> Result<Inspected> {
             });
         }
     }
-    let data = crate::text::load(&preset.data, &preset.data_options, base)?;
-    let cutoffs = preset.plan(&data)?.timeline.slices.len();
+    let data = preset.load_data(base, preset.seeds[0])?;
+    let cutoffs = preset.plan(&data, preset.seeds[0])?.timeline.slices.len();
+    let mut per_seed = BTreeMap::new();
+    if preset.varied().contains(&Varied::Data) {
+        for &seed in &preset.seeds {
+            per_seed.insert(seed, preset.load_data(base, seed)?.source);
+        }
+    }
     Ok(Inspected {
+        per_seed,
         cache,
         data: Ok((
             Expected::Known(data.source.clone()),
@@ -99,6 +111,8 @@ pub(super) struct PresetInfo {
     pub(super) data: DataIdentity,
     /// Its encoder cache's key and state, when it reads one.
     pub(super) cache: Option<(String, State)>,
+    /// Each seed's own data identity, when the seeds vary the data (else empty).
+    pub(super) per_seed: BTreeMap<u64, DataSource>,
 }
 
 /// Loads every preset the studies name (each once, in the order first named) and, one
@@ -145,6 +159,7 @@ pub(super) fn load_presets(
             loaded,
             file,
             cache: found.cache,
+            per_seed: found.per_seed,
         })
         .collect())
 }

@@ -61,9 +61,12 @@ impl StudyPlan {
             if !redo {
                 continue;
             }
-            if let Work::Run { dir, .. } | Work::Baseline { dir, .. } = &item.work
-                && dir.exists()
-            {
+            let dirs = match &item.work {
+                Work::Run { dir, .. } => std::slice::from_ref(dir),
+                Work::Baseline { dirs, .. } => dirs.as_slice(),
+                _ => &[],
+            };
+            for dir in dirs.iter().filter(|d| d.exists()) {
                 std::fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
             }
         }
