@@ -125,11 +125,11 @@ pub fn claims_table(outcomes: &[ClaimOutcome]) -> Result<Table> {
 
 /// The paper's presets, read from the preset files themselves (each checked against its
 /// runs' recorded hash): `presets` (one row per preset: data source and options, slicing,
-/// regime and split, metric, seeds) and `training` (one row per set of models that train
+/// regime and split, metric, seeds, what the seeds vary) and `training` (one row per set of models that train
 /// alike, with the presets that train them so: optimiser, learning rate, weight decay,
 /// gradient-norm clip, batch, epochs, loss). Per-model overrides show as their own rows.
 pub fn hyperparameters(presets: &[&crate::preset::LoadedPreset]) -> Result<Vec<Table>> {
-    let mut described: Vec<[String; 6]> = Vec::new();
+    let mut described: Vec<[String; 7]> = Vec::new();
     // (models, training config) -> the presets that train those models that way.
     let mut training: Vec<(String, &crate::train::TrainConfig, Vec<String>)> = Vec::new();
     for loaded in presets {
@@ -164,6 +164,7 @@ pub fn hyperparameters(presets: &[&crate::preset::LoadedPreset]) -> Result<Vec<T
             split.push_str(&format!(", at most {m} rows"));
         }
         let seeds: Vec<String> = p.seeds.iter().map(u64::to_string).collect();
+        let varied: Vec<&str> = p.varied().iter().map(|v| v.name()).collect();
         described.push([
             p.name.clone(),
             source,
@@ -171,6 +172,7 @@ pub fn hyperparameters(presets: &[&crate::preset::LoadedPreset]) -> Result<Vec<T
             scheme,
             split,
             format!("{} ({})", p.metric.name(), seeds.join(", ")),
+            varied.join(", "),
         ]);
         let mut groups: Vec<(Vec<&str>, &crate::train::TrainConfig)> = Vec::new();
         for m in &p.models {
@@ -212,7 +214,9 @@ pub fn hyperparameters(presets: &[&crate::preset::LoadedPreset]) -> Result<Vec<T
         text_table(
             "presets",
             "The presets of the paper, read from the preset files the runs were made from: \
-             data source and its options, slicing scheme, regime and split, metric and seeds.",
+             data source and its options, slicing scheme, regime and split, metric and seeds, \
+             and what a seed varies (init: the initialisation and batch order; split: the \
+             once-per-slice train/test split; data: a generator's draw).",
             [
                 "preset",
                 "data",
@@ -220,6 +224,7 @@ pub fn hyperparameters(presets: &[&crate::preset::LoadedPreset]) -> Result<Vec<T
                 "slices",
                 "regime, split",
                 "metric (seeds)",
+                "seeds vary",
             ],
             &described,
         )?,
