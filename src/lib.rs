@@ -10,6 +10,7 @@
 //!    (atomic writes, locks), [`checksum`] (SHA-256, `SHA256SUMS` listings),
 //!    [`format`](mod@format) (how numbers are written), [`table`] (the one table type:
 //!    Typst, CSV, HTML and the terminal), `csv_table` (hand-made CSV inputs read whole, each row with its line),
+//!    `npy` (2-d float32 `.npy` files, read and written),
 //!    [`packages`] (pinned registry packages of corpora and encoder weights, fetched
 //!    once), `device` (CPU or GPU and the libtorch thread count, with the `torch`
 //!    feature), [`metrics`] and [`slices`] (timestamps, slicing, the once-per-slice split,
@@ -84,6 +85,7 @@ pub mod matrix;
 pub mod metrics;
 pub mod models;
 pub mod notebook;
+mod npy;
 mod output;
 pub mod packages;
 pub mod preset;

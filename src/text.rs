@@ -11,7 +11,7 @@
 //! | `tokenizer` | none | path of the `tokenizer.json`, relative to the preset; needed by `"tokenizer"` |
 //! | `text_dim` | 64 | width `D` of the token vectors (not with `"encoder"`: the encoder fixes it) |
 //! | `max_tokens` | 128 | tokens kept per row (the first ones); padding fills the rest |
-//! | `encoder` | required by `"encoder"` | `"minilm"` (all-MiniLM-L6-v2, 384-d) or `"glove"` (GloVe 6B, 50-d), packaged (`drift data fetch NAME` first); `"local"`: a BERT folder of your own. MiniLM and local encode only in a build with the `torch` feature |
+//! | `encoder` | required by `"encoder"` | an encoder of [`crate::encoders::ENCODERS`]: `"minilm"` (all-MiniLM-L6-v2, 384-d), `"mpnet"` (all-mpnet-base-v2, 768-d) or `"glove"` (GloVe 6B, 50-d), packaged (`drift data fetch NAME` first); `"local"`: a model folder of your own (BERT, RoBERTa, DistilBERT, ELECTRA, MPNet, DeBERTa-v2/v3 or ModernBERT). Transformers encode only in a build with the `torch` feature |
 //! | `encoder_path` | required by `"local"` | the folder (relative to the preset) with `config.json`, `model.safetensors`, `tokenizer.json` and optionally `modules.json`; its identity is the SHA-256 of `model.safetensors` |
 //! | `pooling` | `"mean"` | with `"encoder"`: `"mean"` over the real tokens or `"cls"` (the first token; not GloVe) |
 //! | `input` | `"tokens"` | with `"encoder"`: `"tokens"` (token states, for `ffn`, `textcnn`, `bigru`, `tx`, ...) or `"pooled"` (one embedding per row, for `linear`) |
@@ -38,7 +38,7 @@ use rand_core::Rng;
 use crate::checksum::sha256_hex;
 use crate::data::{self, DataOptions, DataSource, DataSpec, Dataset, Inputs, SourceOptions};
 use crate::encoders::cache::{self, Cache, CacheSpec, CachedInput};
-use crate::encoders::{self, EmbeddingPooling, GLOVE, MINILM};
+use crate::encoders::{self, EmbeddingPooling, EncoderKind, EncoderSource, LOCAL};
 use crate::slices::stream;
 use crate::{Error, Result};
 
@@ -322,24 +322,25 @@ impl EncoderText {
         }
         if !opts.given("encoder") {
             return Err(Error::Invalid(format!(
-                "data.options.encoder: text = \"encoder\" needs encoder = \"{MINILM}\", \
-                 \"{GLOVE}\" or \"{LOCAL}\""
+                "data.options.encoder: text = \"encoder\" needs an encoder ({})",
+                encoders::names()
             )));
         }
-        let encoder = opts.choice("encoder", MINILM, &[MINILM, GLOVE, LOCAL])?;
-        let path = match (encoder, opts.string("encoder_path")?) {
-            (LOCAL, Some(path)) => Some(base.join(path)),
-            (LOCAL, None) => {
-                return Err(Error::Invalid(
-                    "data.options.encoder_path: encoder = \"local\" needs the folder of a BERT \
+        let names: Vec<&str> = encoders::ENCODERS.iter().map(|e| e.name).collect();
+        let encoder = opts.choice("encoder", names[0], &names)?;
+        let row = encoders::entry(encoder).map_err(Error::Invalid)?;
+        let path = match (row.source, opts.string("encoder_path")?) {
+            (EncoderSource::Folder, Some(path)) => Some(base.join(path)),
+            (EncoderSource::Folder, None) => {
+                return Err(Error::Invalid(format!(
+                    "data.options.encoder_path: encoder = \"{encoder}\" needs the folder of a \
                      model (config.json, model.safetensors, tokenizer.json)"
-                        .into(),
-                ));
+                )));
             }
             (_, Some(_)) => {
-                return Err(Error::Invalid(
-                    "data.options.encoder_path: only with encoder = \"local\"".into(),
-                ));
+                return Err(Error::Invalid(format!(
+                    "data.options.encoder_path: only with encoder = \"{LOCAL}\""
+                )));
             }
             (_, None) => None,
         };
@@ -348,12 +349,11 @@ impl EncoderText {
             "cls" => EmbeddingPooling::Cls,
             _ => EmbeddingPooling::Mean,
         };
-        if pooling == EmbeddingPooling::Cls && encoder == GLOVE {
-            return Err(Error::Invalid(
-                "data.options.pooling: \"cls\" needs a [CLS] token, which glove's static word \
-                 vectors do not have; use \"mean\""
-                    .into(),
-            ));
+        if pooling == EmbeddingPooling::Cls && row.kind == EncoderKind::StaticWords {
+            return Err(Error::Invalid(format!(
+                "data.options.pooling: \"cls\" needs a [CLS] token, which {encoder}'s static \
+                 word vectors do not have; use \"mean\""
+            )));
         }
         let input = match opts.choice("input", "tokens", &["tokens", "pooled"])? {
             "pooled" => CachedInput::Pooled,
@@ -374,9 +374,9 @@ impl EncoderText {
             Some(dir) if self.encoder == LOCAL => local_id(dir)?,
             _ => encoders::package_id(&self.encoder).ok_or_else(|| {
                 Error::Invalid(format!(
-                    "data.options.encoder: {:?} is not an encoder ({MINILM}, {GLOVE}, {LOCAL} \
-                     with encoder_path)",
-                    self.encoder
+                    "data.options.encoder: {:?} is not a packaged encoder ({})",
+                    self.encoder,
+                    encoders::names()
                 ))
             })?,
         };
@@ -390,32 +390,33 @@ impl EncoderText {
     }
 }
 
-/// Name of a user's BERT folder as `encoder`.
-pub const LOCAL: &str = "local";
-
-/// The identity a BERT folder's encoder reports (`encoders::bert`'s
-/// `Bert::from_folder`), computed without libtorch so that its cache can be found: name
-/// `local`, the folder as package, version `local`, the SHA-256 of `model.safetensors` and
-/// `hidden_size` from `config.json`.
+/// The identity a model folder's encoder reports (`encoders::text`'s
+/// `TextEncoder::from_folder`), computed without libtorch so that its cache can be found:
+/// name `local`, the folder as package, version [`encoders::local_version`] of its
+/// `model_type`, the SHA-256 of `model.safetensors` and the width of the hidden states
+/// from `config.json` (`hidden_size`, DistilBERT's `dim`).
 pub fn local_id(dir: &Path) -> Result<encoders::EncoderId> {
     let read = |file: &str| {
         let path = dir.join(file);
         std::fs::read(&path).map_err(|e| Error::io(path, e))
     };
-    let config = read("config.json")?;
-    let dim = serde_json::from_slice::<serde_json::Value>(&config)
-        .ok()
-        .and_then(|c| c.get("hidden_size")?.as_u64())
-        .ok_or_else(|| {
-            Error::Invalid(format!(
-                "{}: no integer hidden_size",
-                dir.join("config.json").display()
-            ))
-        })?;
+    let name = dir.join("config.json").display().to_string();
+    let config: serde_json::Value = serde_json::from_slice(&read("config.json")?)
+        .map_err(|e| Error::Invalid(format!("{name}: {e}")))?;
+    let model_type = (config.get("model_type").and_then(|t| t.as_str())).ok_or_else(|| {
+        Error::Invalid(format!("{name}: no model_type (it names the architecture)"))
+    })?;
+    let width = if model_type == "distilbert" {
+        "dim"
+    } else {
+        "hidden_size"
+    };
+    let dim = (config.get(width).and_then(|d| d.as_u64()))
+        .ok_or_else(|| Error::Invalid(format!("{name}: no integer {width}")))?;
     Ok(encoders::EncoderId {
         name: LOCAL.into(),
         package: dir.display().to_string(),
-        version: LOCAL.into(),
+        version: encoders::local_version(model_type),
         sha256: sha256_hex(&read("model.safetensors")?),
         dim: dim as usize,
     })
@@ -441,7 +442,10 @@ pub fn encode(
         &spec,
         texts,
         || {
-            if cfg!(not(feature = "torch")) && settings.encoder != GLOVE {
+            let kind = encoders::entry(&settings.encoder)
+                .map_err(Error::Invalid)?
+                .kind;
+            if cfg!(not(feature = "torch")) && kind == EncoderKind::Transformer {
                 return Err(Error::Invalid(format!(
                     "data {}: the {} cache of these texts (key {}) is not built, and this \
                      drift cannot run it (no `torch` feature): run `drift cache PRESET` with a \
@@ -452,17 +456,12 @@ pub fn encode(
                     spec.key()
                 )));
             }
-            #[cfg(feature = "torch")]
-            if settings.encoder != GLOVE {
-                use crate::encoders::bert::Bert;
-                let bert = match &settings.path {
-                    Some(dir) => Bert::from_folder(dir)?,
-                    None => Bert::from_package(&how.packages)?,
-                };
-                let device = crate::device::resolve(how.device.parse()?)?;
-                return Ok(Box::new(bert.to_device(device)?));
-            }
-            encoders::open(&settings.encoder, &how.packages)
+            encoders::open(
+                &settings.encoder,
+                settings.path.as_deref(),
+                &how.packages,
+                &how.device,
+            )
         },
         how.force,
         how.progress,

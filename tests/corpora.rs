@@ -370,6 +370,17 @@ fn data_list_shows_every_source() {
         assert!(line.contains("encoder    not fetched  –"), "{line}");
         assert!(line.ends_with(p.licence), "{line}");
     }
+    // Every encoder of the table, a folder of one's own included.
+    for e in drift::encoders::ENCODERS {
+        assert!(
+            text.lines()
+                .any(|l| l.split_whitespace().next() == Some(e.name)),
+            "{} missing from:\n{text}",
+            e.name
+        );
+    }
+    let local = text.lines().find(|l| l.starts_with("local ")).unwrap();
+    assert!(local.contains("encoder    your folder  –"), "{local}");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_drift"))
         .args(["data", "fetch", "toy-images"])
         .env("DRIFT_DATA", empty.path())
@@ -380,7 +391,7 @@ fn data_list_shows_every_source() {
     assert!(
         err.contains(
             "is a generator, nothing to fetch (corpora: sotu, healthtweets, emoji; \
-             encoders: minilm, glove)"
+             encoders: minilm, mpnet, glove)"
         ),
         "{err}"
     );

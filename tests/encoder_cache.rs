@@ -530,12 +530,11 @@ fn encoder_options_have_defaults_and_errors_name_the_field() {
     );
     assert_eq!(
         error(json!({"text": "encoder"})),
-        "data.options.encoder: text = \"encoder\" needs encoder = \"minilm\", \"glove\" or \
-         \"local\""
+        "data.options.encoder: text = \"encoder\" needs an encoder (minilm, mpnet, glove, local)"
     );
     assert_eq!(
         error(json!({"text": "encoder", "encoder": "bert"})),
-        "data.options.encoder: expected one of minilm, glove, local for texts, got \"bert\""
+        "data.options.encoder: expected one of minilm, mpnet, glove, local for texts, got \"bert\""
     );
     assert!(
         error(json!({"text": "encoder", "encoder": "local"}))
@@ -722,14 +721,18 @@ fn a_missing_minilm_cache_is_built_with_libtorch() {
     assert!(!built);
 }
 
-/// A user's BERT folder is identified by its weights' SHA-256 and its width, read without
-/// opening the model, so its cache is found in any build.
+/// A user's model folder is identified by its architecture, its weights' SHA-256 and its
+/// width, read without opening the model, so its cache is found in any build.
 #[test]
 fn a_local_encoder_is_identified_by_its_weights() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("model");
     std::fs::create_dir(&model).unwrap();
-    std::fs::write(model.join("config.json"), r#"{"hidden_size": 8}"#).unwrap();
+    std::fs::write(
+        model.join("config.json"),
+        r#"{"model_type": "bert", "hidden_size": 8}"#,
+    )
+    .unwrap();
     std::fs::write(model.join("model.safetensors"), b"weights").unwrap();
     let values = options(json!({"text": "encoder", "encoder": "local", "encoder_path": "model"}));
     let opts = SourceOptions::new("texts", &values);
@@ -754,10 +757,24 @@ fn a_local_encoder_is_identified_by_its_weights() {
         settings.spec(&source(), &texts(3)).unwrap().key(),
         spec.key()
     );
-    std::fs::write(model.join("config.json"), "{}").unwrap();
+    // Another architecture is another encoder, even with the same weights.
+    let config = |text: &str| std::fs::write(model.join("config.json"), text).unwrap();
+    config(r#"{"model_type": "roberta", "hidden_size": 8}"#);
+    let roberta = settings.spec(&source(), &texts(3)).unwrap();
+    assert_eq!(roberta.encoder.version, "local roberta");
+    assert_ne!(roberta.key(), spec.key());
+    config(r#"{"model_type": "distilbert", "dim": 8}"#);
+    assert_eq!(settings.spec(&source(), &texts(3)).unwrap().encoder.dim, 8);
+    config(r#"{"model_type": "bert"}"#);
     let error = settings.spec(&source(), &texts(3)).unwrap_err().to_string();
     assert!(
         error.ends_with("config.json: no integer hidden_size"),
+        "{error}"
+    );
+    config("{}");
+    let error = settings.spec(&source(), &texts(3)).unwrap_err().to_string();
+    assert!(
+        error.ends_with("config.json: no model_type (it names the architecture)"),
         "{error}"
     );
 }

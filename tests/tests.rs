@@ -24,10 +24,10 @@ mod glove;
 mod hardening;
 mod losses;
 mod manifest;
-mod minilm;
 mod models;
 mod notebook_display;
 mod notebooks;
+mod packaged_encoders;
 #[cfg(feature = "paper")]
 mod paper;
 mod presets;
@@ -42,5 +42,6 @@ mod synthetic;
 #[cfg(feature = "paper")]
 mod tables;
 mod text;
+mod text_encoders;
 #[cfg(feature = "paper")]
 mod verify_paper;

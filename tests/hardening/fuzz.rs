@@ -479,3 +479,56 @@ fn checkpoints() {
         names(checkpoint::load(&vs, &id, &path), &path)
     });
 }
+
+/// Hub model folders (`config.json`, `model.safetensors`, `tokenizer.json`), as
+/// `encoder = "local"` and `drift embed --encoder-path` read them: the small random models
+/// of the parity tests, one file fuzzed at a time. No panic (a configuration declaring
+/// enormous tables is refused before anything is allocated), and every error names a file
+/// of the folder.
+#[cfg(feature = "torch")]
+#[test]
+fn hub_model_folders() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/text-encoders");
+    let dir = tempfile::tempdir().unwrap();
+    let architectures = ["bert", "deberta-v2", "modernbert"];
+    let files = ["config.json", "tokenizer.json", "model.safetensors"];
+    let valid: Vec<Vec<Vec<u8>>> = architectures
+        .iter()
+        .map(|a| {
+            files
+                .iter()
+                .map(|f| std::fs::read(root.join(a).join(f)).unwrap())
+                .collect()
+        })
+        .collect();
+    let strategy = (0..architectures.len(), 0..files.len())
+        .prop_flat_map(move |(a, f)| (Just(a), Just(f), document(valid[a][f].clone())));
+    fuzz("hub model folders", strategy, |(a, f, doc)| {
+        for (i, file) in files.iter().enumerate() {
+            let bytes = if i == f {
+                doc.clone()
+            } else {
+                std::fs::read(root.join(architectures[a]).join(file)).unwrap()
+            };
+            put(dir.path(), file, &bytes);
+        }
+        match drift::encoders::text::TextEncoder::from_folder(dir.path()) {
+            Ok(encoder) => {
+                // What opens, encodes.
+                use drift::encoders::Encoder;
+                let texts = vec!["a fuzzed folder".to_string(), String::new()];
+                // Encoding may refuse (a tokenizer that adds no token), never panic.
+                let max = encoder.max_positions().clamp(2, 16);
+                let _ = encoder.encode(&texts, max, drift::encoders::EmbeddingPooling::Mean);
+            }
+            Err(e) => {
+                let message = e.to_string();
+                prop_assert!(
+                    message.contains(&*dir.path().to_string_lossy()),
+                    "the error names no file of the folder: {message}"
+                );
+            }
+        }
+        Ok(())
+    });
+}
