@@ -227,7 +227,9 @@ pub fn hyperparameters(presets: &[&crate::preset::LoadedPreset]) -> Result<Vec<T
                 "seeds vary",
             ],
             &described,
-        )?,
+        )?
+        // The options are the longest cells: room for them keeps the table on one page.
+        .with_typst_widths(&["auto", "auto", "2.6fr", "auto", "1.2fr", "1.1fr", "auto"])?,
         text_table(
             "training",
             "Training settings, read from the presets: one row per set of models that train \
