@@ -6,8 +6,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-
 use crate::encoders::{self, EmbeddingPooling};
 use crate::files::write_atomic;
 use crate::output::outln;
@@ -97,7 +95,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         &crate::packages::cache_dir(),
         &args.device,
     )?;
-    let bar = progress(texts.len(), !args.quiet && std::io::stderr().is_terminal());
+    let show = !args.quiet && std::io::stderr().is_terminal();
+    let bar = encoders::cache::progress_bar(texts.len(), &encoder.id().name, show);
     let mut dim = encoder.id().dim;
     let mut pooled = Vec::with_capacity(texts.len() * dim);
     for chunk in texts.chunks(CHUNK) {
@@ -123,20 +122,4 @@ pub fn run(args: Args) -> Result<ExitCode> {
         started.elapsed().as_secs_f64()
     )?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn progress(rows: usize, show: bool) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(
-        Some(rows as u64),
-        if show {
-            ProgressDrawTarget::stderr()
-        } else {
-            ProgressDrawTarget::hidden()
-        },
-    );
-    bar.set_style(
-        ProgressStyle::with_template("embedding {bar:30} {pos}/{len} texts, {eta} left")
-            .expect("a valid template"),
-    );
-    bar
 }

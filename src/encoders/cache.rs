@@ -517,7 +517,8 @@ fn safetensors_bytes(tensors: Vec<(&str, Dtype, Vec<usize>, &[u8])>) -> Result<V
     safetensors::serialize(views, None).map_err(|e| Error::Invalid(format!("encoder cache: {e}")))
 }
 
-fn progress_bar(rows: usize, name: &str, progress: bool) -> ProgressBar {
+/// The bar of encoding `rows` texts with the encoder `name` (hidden unless `progress`).
+pub(crate) fn progress_bar(rows: usize, name: &str, progress: bool) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(
         Some(rows as u64),
         if progress {

@@ -15,12 +15,12 @@ use tch::{Kind, Tensor};
 
 use crate::encoders::hub::Params;
 
-use super::bert;
 use super::blocks::{
     Embedding, LayerNames, LayerNorm, PostLnLayer, additive_key_mask, attention, dropout,
     positions_after_padding,
 };
-use super::model::{Family, TextModel, TokenBatch, positive};
+use super::model::{Family, TextModel, TokenBatch};
+use super::roberta::RobertaConfig;
 
 const NAMES: LayerNames = LayerNames {
     query: "attention.attn.q",
@@ -36,42 +36,31 @@ const NAMES: LayerNames = LayerNames {
 /// The largest distance the buckets tell apart (`MPNetEncoder.compute_position_bias`).
 const MAX_DISTANCE: i64 = 128;
 
-/// BERT's fields of `config.json`, the buckets and the padding id.
+/// RoBERTa's fields of `config.json` (BERT's and the padding id the positions count
+/// from), and the buckets.
 #[derive(Clone, Debug, Deserialize)]
 pub struct MpNetConfig {
     #[serde(flatten)]
-    bert: bert::BertConfig,
+    roberta: RobertaConfig,
     #[serde(default = "buckets")]
     relative_attention_num_buckets: i64,
-    #[serde(default = "one")]
-    pad_token_id: i64,
 }
 
 fn buckets() -> i64 {
     32
 }
-fn one() -> i64 {
-    1
-}
 
 impl Family for MpNetConfig {
     type Model = MpNet;
 
-    /// BERT's checks, at least four buckets, and room for positions after the padding id.
+    /// RoBERTa's checks (room for positions after the padding id), and at least four
+    /// buckets.
     fn check(&self) -> std::result::Result<(), String> {
-        self.bert.check()?;
-        positive(&[(
-            "relative_attention_num_buckets",
-            self.relative_attention_num_buckets,
-        )])?;
+        self.roberta.check()?;
         if self.relative_attention_num_buckets < 4 {
-            return Err("relative_attention_num_buckets must be at least 4".into());
-        }
-        if self.pad_token_id < 0 || self.max_positions() < 2 {
             return Err(format!(
-                "pad_token_id {} leaves no room in max_position_embeddings {}",
-                self.pad_token_id,
-                self.bert.max_positions()
+                "relative_attention_num_buckets {} must be at least 4",
+                self.relative_attention_num_buckets
             ));
         }
         Ok(())
@@ -79,12 +68,12 @@ impl Family for MpNetConfig {
 
     /// Width of the hidden states.
     fn hidden(&self) -> i64 {
-        self.bert.hidden()
+        self.roberta.hidden()
     }
 
     /// The longest input: the positions after the padding id's.
     fn max_positions(&self) -> i64 {
-        self.bert.max_positions() - self.pad_token_id - 1
+        self.roberta.max_positions()
     }
 
     /// The model under `p`.
@@ -110,7 +99,7 @@ pub struct MpNet {
 impl MpNet {
     /// The model under `p`.
     pub fn new(p: &Params, config: &MpNetConfig) -> MpNet {
-        let c = &config.bert;
+        let c = &config.roberta.bert;
         let size = c.layer_size();
         let e = p / "embeddings";
         let encoder = p / "encoder";
@@ -127,7 +116,7 @@ impl MpNet {
                 size.heads,
             ),
             buckets: config.relative_attention_num_buckets,
-            pad_token_id: config.pad_token_id,
+            pad_token_id: config.roberta.pad_token_id,
             dropout: size.dropout,
             attention_dropout: c.attention_dropout(),
         }

@@ -20,9 +20,9 @@ use super::model::{Family, TextModel, TokenBatch};
 #[derive(Clone, Debug, Deserialize)]
 pub struct RobertaConfig {
     #[serde(flatten)]
-    bert: bert::BertConfig,
+    pub(super) bert: bert::BertConfig,
     #[serde(default = "one")]
-    pad_token_id: i64,
+    pub(super) pad_token_id: i64,
 }
 
 fn one() -> i64 {
