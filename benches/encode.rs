@@ -545,7 +545,7 @@ fn peak_memory(options: &Options, cache: &std::path::Path, dir: &std::path::Path
     let input = dir.join("memory-texts.txt");
     std::fs::write(&input, texts(options.memory_texts).join("\n") + "\n")?;
     let start = Instant::now();
-    let status = Command::new(env!("CARGO_BIN_EXE_drift"))
+    let child = Command::new(env!("CARGO_BIN_EXE_drift"))
         .args(["embed", "--quiet", "--encoder", MINILM, "--threads"])
         .arg(options.threads.to_string())
         .args(["--max-tokens", &options.max_len.to_string()])
@@ -553,16 +553,20 @@ fn peak_memory(options: &Options, cache: &std::path::Path, dir: &std::path::Path
         .arg("--out")
         .arg(dir.join("memory.npy"))
         .env("DRIFT_DATA", cache)
-        .status()?;
-    if !status.success() {
+        .spawn()?;
+    // The child's own peak (wait4), not that of every child so far (getrusage's
+    // RUSAGE_CHILDREN would count the Python peers).
+    let mut status = 0;
+    // SAFETY: wait4 only writes the status and the struct it is given, for a child of ours
+    // that nothing else waits for.
+    let (waited, usage) = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        let waited = libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage);
+        (waited, usage)
+    };
+    if waited < 0 || !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
         return Err("drift embed failed".into());
     }
-    // SAFETY: getrusage only writes the struct it is given.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
-        usage
-    };
     println!();
     println!(
         "encode: drift embed --encoder minilm of {} texts ({} tokens at most): peak resident \
