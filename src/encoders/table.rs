@@ -10,7 +10,7 @@
 //!   then a row here with its name, kind, width and, for a transformer, the folder inside
 //!   the archive that holds `config.json`, `model.safetensors` and `tokenizer.json`. A
 //!   transformer of an architecture [`super::text`] reads needs nothing more; check it
-//!   against its reference (as `tests/minilm.rs` does) with a fixture from
+//!   against its reference (as `tests/packaged_encoders.rs` does) with a fixture from
 //!   `scripts/make-fixtures`.
 //! - A new **architecture** for folders (`encoder = "local"`): a file in
 //!   [`super::text`] and a row of its `ARCHITECTURES`, with a parity fixture.

@@ -23,7 +23,8 @@
 //! the first token, then L2 normalisation when `modules.json` lists `Normalize`). Each
 //! family is checked against `transformers` on a small random model of its own
 //! (`tests/text_encoders.rs`, fixtures by `scripts/text_encoder_fixtures.py`), MiniLM
-//! against sentence-transformers on its real weights (`tests/minilm.rs`).
+//! and MPNet against sentence-transformers on their real weights
+//! (`tests/packaged_encoders.rs`).
 //!
 //! Frozen encoding runs under `tch::no_grad`. Texts are encoded in batches of [`BATCH`]
 //! rows, longest first, so that similar lengths share a batch and little is padded; the
