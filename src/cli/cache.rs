@@ -18,13 +18,13 @@ pub struct Args {
     /// Rebuild the cache even when it is there and intact.
     #[arg(long)]
     pub force: bool,
-    /// Where MiniLM runs (builds with the `torch` feature): `cpu`, `auto` (the first GPU
-    /// if CUDA is usable), `cuda` or `cuda:N`. A cache's bytes are reproducible on one
-    /// device and thread count; GloVe always runs on the CPU.
+    /// Where a transformer encoder runs (builds with the `torch` feature): `cpu`, `auto`
+    /// (the first GPU if CUDA is usable), `cuda` or `cuda:N`. A cache's bytes are
+    /// reproducible on one device and thread count; GloVe always runs on the CPU.
     #[arg(long, default_value = "cpu")]
     pub device: String,
-    /// libtorch threads for MiniLM on the CPU; 1, as `drift run`, by default. The cache
-    /// records where it was computed, and so does every run that reads it.
+    /// libtorch threads for a transformer on the CPU; 1, as `drift run`, by default. The
+    /// cache records where it was computed, and so does every run that reads it.
     #[arg(long, default_value_t = 1)]
     pub threads: u32,
     /// No progress bar.
@@ -53,7 +53,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     #[cfg(not(feature = "torch"))]
     if args.threads != 1 || args.device != "cpu" {
         return Err(Error::Invalid(
-            "--device and --threads choose where MiniLM runs, which needs a build with the \
+            "--device and --threads choose where a transformer encoder runs, which needs a build with the \
              `torch` feature"
                 .into(),
         ));
