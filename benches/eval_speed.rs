@@ -113,6 +113,7 @@ fn dataset(shape: InputShape, outputs: usize, rows: usize) -> Dataset {
             },
             classes(outputs, rows),
         ),
+        InputShape::EncoderIds { .. } => unreachable!("the registry's models read no ids"),
     };
     Dataset {
         source: DataSource::new("eval-speed", "1", "-"),
@@ -141,6 +142,7 @@ fn reference(input: models::InputKind) -> (ModelConfig, TrainConfig) {
         batch_size: 64,
         epochs: 1,
         loss: Loss::CrossEntropy,
+        encoder: None,
     };
     match input {
         InputKind::Image => (ModelConfig::reference_image(), image),
@@ -158,9 +160,11 @@ fn reference(input: models::InputKind) -> (ModelConfig, TrainConfig) {
                 weight_decay: 0.01,
                 grad_clip: Some(1.0),
                 loss: Loss::WeightedBce,
+                encoder: None,
                 ..image
             },
         ),
+        InputKind::EncoderIds => unreachable!("the registry's models read no ids"),
     }
 }
 
@@ -189,6 +193,7 @@ fn measure(key: &str, options: &Options) -> Result<Rates> {
         rows: &rows,
         training_seed: 0,
         device: Device::Cpu,
+        backbone: None,
     };
     let mut rates = Rates {
         train: Vec::new(),

@@ -63,6 +63,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             batch_size: 64,
             epochs: 1,
             loss: Loss::CrossEntropy,
+            encoder: None,
         };
         let job = TrainJob {
             model: key,
@@ -71,6 +72,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             rows: &[],
             training_seed: 0,
             device: dev,
+            backbone: None,
         };
         let built = train::build(&job)?;
         let mut opt = tch::nn::AdamW::default().build(&built.vs, 5e-4)?;
@@ -137,5 +139,6 @@ fn reference(kind: models::InputKind) -> (ModelConfig, Batch) {
             ModelConfig::reference_embedding(),
             Box::new(|d| Input::Embeddings(Tensor::randn([64, 768], (Kind::Float, d)))),
         ),
+        models::InputKind::EncoderIds => unreachable!("no registry model reads encoder ids"),
     }
 }

@@ -368,6 +368,7 @@ fn export_job(loaded: &drift::preset::LoadedPreset, spec: &ModelSpec, dir: &Path
             rows: &rows,
             training_seed: seed,
             device: Device::Cpu,
+            backbone: None,
         };
         let built = train::build(&job)?;
         let mut weights: Vec<(String, Tensor)> = built.vs.variables().into_iter().collect();

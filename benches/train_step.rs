@@ -227,7 +227,9 @@ impl Setup {
                 // tch writes no bool npy: 0/1 bytes, which the Python side turns back.
                 named.push(("batch.mask".into(), mask.to_kind(Kind::Uint8)));
             }
-            Input::Embeddings(_) => unreachable!("no benchmarked model reads embeddings"),
+            Input::Embeddings(_) | Input::EncoderIds { .. } => {
+                unreachable!("no benchmarked model reads embeddings or encoder ids")
+            }
         }
         for (name, t) in &self.batch.loss_tensors {
             named.push((format!("batch.{name}"), t.shallow_clone()));

@@ -85,6 +85,9 @@ pub fn model_config(data: &Dataset) -> Result<ModelConfig> {
             }
         }
         Inputs::Embeddings { dim, .. } => InputShape::Embedding { dim: *dim as i64 },
+        Inputs::EncoderIds { tokens, .. } => InputShape::EncoderIds {
+            max_tokens: *tokens as i64,
+        },
         Inputs::Text(_) => {
             return Err(Error::Invalid(format!(
                 "data {} gives raw text, but models read images, token states or \
@@ -144,7 +147,11 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
     device::keep_freed_memory();
     let base = loaded.path.parent().unwrap_or(Path::new("."));
     let data = preset.load_data(base, seeds[0])?;
-    let config = model_config(&data)?;
+    let backbone = backbone(loaded)?;
+    let config = match &backbone {
+        Some(backbone) => backbone.head_config(&model_config(&data)?)?,
+        None => model_config(&data)?,
+    };
     check_models(&specs, &data, &config)?;
     let device = device::resolve(options.device)?;
     let run = |spec: &ModelSpec, seed: u64, data: &Dataset, tensors: &DataTensors, plan: &Plan| {
@@ -163,6 +170,7 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
             plan,
             device,
             options,
+            backbone: backbone.as_ref(),
         };
         run.run().map_err(|e| {
             Error::Invalid(format!(
@@ -205,6 +213,32 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
     Ok(dirs)
 }
 
+/// The encoder a preset fine-tunes (`[train.encoder]`), opened once for all its runs.
+fn backbone(loaded: &LoadedPreset) -> Result<Option<models::Backbone>> {
+    let preset = &loaded.preset;
+    if !preset.fine_tunes() {
+        return Ok(None);
+    }
+    let base = loaded.path.parent().unwrap_or(Path::new("."));
+    let who = loaded.path.display().to_string();
+    let (settings, _) =
+        crate::text::encoder_input(&who, &preset.data_options, base)?.ok_or_else(|| {
+            Error::Invalid(format!(
+                "{who}: train.encoder needs data.options.text = \"encoder\""
+            ))
+        })?;
+    let pretrained = crate::encoders::pretrained(
+        &settings.encoder,
+        settings.path.as_deref(),
+        &crate::packages::cache_dir(),
+    )?;
+    Ok(Some(models::Backbone::new(
+        pretrained,
+        settings.pooling,
+        settings.input,
+    )))
+}
+
 /// Every model reads the input `data` gives, and its loss fits its targets.
 fn check_models(specs: &[&ModelSpec], data: &Dataset, config: &ModelConfig) -> Result<()> {
     for spec in specs {
@@ -236,6 +270,8 @@ struct SeedRun<'a> {
     plan: &'a Plan,
     device: tch::Device,
     options: &'a RunOptions,
+    /// The encoder the models fine-tune, if the preset says so.
+    backbone: Option<&'a models::Backbone>,
 }
 
 impl SeedRun<'_> {
@@ -368,6 +404,7 @@ impl SeedRun<'_> {
             rows: &[],
             training_seed: id.training_seed,
             device: self.device,
+            backbone: self.backbone,
         };
         let built = train::build(&job)?;
         let path = work.join(format!("{label}.safetensors"));
@@ -428,6 +465,7 @@ impl SeedRun<'_> {
             rows,
             training_seed: id.training_seed,
             device: self.device,
+            backbone: self.backbone,
         };
         let started = Instant::now();
         let (built, checkpoint_sha256, final_loss) = if checkpoint_path.exists() {

@@ -392,6 +392,7 @@ mod torch {
             rows: &[],
             training_seed: id.training_seed,
             device: tch::Device::Cpu,
+            backbone: None,
         };
         device::set_threads(p.threads)?;
         let built = train::build(&job)?;

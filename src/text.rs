@@ -25,6 +25,10 @@
 //! kind and that place, so runs with another encoder, `max_tokens`, pooling, input or
 //! encoding never share checkpoints.
 //!
+//! A preset that fine-tunes its encoder (`[train.encoder]`) reads no cache: its texts
+//! become the encoder's own token ids ([`load_encoder_ids`], [`Inputs::EncoderIds`]),
+//! which the model runs through the encoder at every step ([`crate::models::Backbone`]).
+//!
 //! A token's vector depends only on the token (the word, or `id:<n>` for tokenizer ids):
 //! `D` uniform values in `[-1, 1)` from a ChaCha20 stream keyed like the splits
 //! (`drift-text-v1:0:<token>`), so it is the same in every data set and on every machine.
@@ -265,11 +269,36 @@ pub fn apply(data: Dataset, input: &TextInput) -> Result<Dataset> {
 /// folder (relative data and tokenizer paths). An option neither the source nor the text
 /// stage knows is an error, and the data set is checked.
 pub fn load(spec: &DataSpec, options: &DataOptions, base: &Path) -> Result<Dataset> {
+    load_as(spec, options, base, false)
+}
+
+/// Loads like [`load`], but a preset that fine-tunes its encoder (`[train.encoder]`)
+/// reads the texts as the encoder's own token ids ([`Inputs::EncoderIds`], through
+/// [`encoder_ids`]): no cache is read or built.
+pub fn load_encoder_ids(spec: &DataSpec, options: &DataOptions, base: &Path) -> Result<Dataset> {
+    load_as(spec, options, base, true)
+}
+
+fn load_as(spec: &DataSpec, options: &DataOptions, base: &Path, ids: bool) -> Result<Dataset> {
     let who = data::describe(spec, base);
     let opts = SourceOptions::new(&who, options);
     let mut dataset = data::read(spec, &opts, base)?;
     if matches!(dataset.inputs, Inputs::Text(_)) {
-        dataset = apply(dataset, &TextInput::from_options(&opts, base)?)?;
+        dataset = match (TextInput::from_options(&opts, base)?, ids) {
+            (TextInput::Encoder(settings), true) => {
+                encoder_ids(dataset, &settings, &crate::packages::cache_dir())?
+            }
+            (_, true) => {
+                return Err(Error::Invalid(format!(
+                    "{who}: a fine-tuned encoder reads text = \"encoder\""
+                )));
+            }
+            (input, false) => apply(dataset, &input)?,
+        };
+    } else if ids {
+        return Err(Error::Invalid(format!(
+            "{who}: a fine-tuned encoder reads text, and this source yields none"
+        )));
     }
     opts.finish()?;
     dataset.check()?;
@@ -420,6 +449,62 @@ pub fn local_id(dir: &Path) -> Result<encoders::EncoderId> {
         sha256: sha256_hex(&read("model.safetensors")?),
         dim: dim as usize,
     })
+}
+
+/// Turns the texts of `data` into the token ids of the encoder `settings` names, as its
+/// tokenizer gives them (special tokens included, at most `max_tokens`), for a model that
+/// fine-tunes it; its packages are read from `packages`. The data set's identity names the
+/// encoder and `max_tokens` in its version, and its SHA-256 is that of the source's, the
+/// encoder's and `max_tokens`.
+pub fn encoder_ids(data: Dataset, settings: &EncoderText, packages: &Path) -> Result<Dataset> {
+    let Inputs::Text(texts) = &data.inputs else {
+        return Err(Error::Invalid(format!(
+            "data {}: text = \"encoder\" needs a source that yields text",
+            data.source.name
+        )));
+    };
+    #[cfg(feature = "torch")]
+    {
+        let pretrained =
+            encoders::pretrained(&settings.encoder, settings.path.as_deref(), packages)?;
+        let rows = pretrained.profile().tokenize(texts, settings.max_tokens)?;
+        let tokens = settings.max_tokens;
+        let mut ids = vec![0u32; rows.len() * tokens];
+        for (r, row) in rows.iter().enumerate() {
+            ids[r * tokens..][..row.len()].copy_from_slice(row);
+        }
+        let id = pretrained.profile().id();
+        let source = DataSource::of_bytes(
+            data.source.name.clone(),
+            format!(
+                "{} + {} {} ({tokens} token ids, fine-tuned)",
+                data.source.version, id.name, id.version
+            ),
+            format!(
+                "{}\n{}\n{tokens}\nencoder-ids",
+                data.source.sha256, id.sha256
+            )
+            .as_bytes(),
+        );
+        Ok(Dataset {
+            source,
+            inputs: Inputs::EncoderIds {
+                tokens,
+                lengths: rows.iter().map(|r| r.len() as u32).collect(),
+                ids,
+            },
+            ..data
+        })
+    }
+    #[cfg(not(feature = "torch"))]
+    {
+        let _ = (texts, packages);
+        Err(Error::Invalid(format!(
+            "data {}: fine-tuning {} ([train.encoder]) runs on libtorch: build drift with the \
+             `torch` feature (`cargo run --release --features torch -- ...`)",
+            data.source.name, settings.encoder
+        )))
+    }
 }
 
 /// Turns the texts of `data` into the cached output of the encoder `settings` name: opens

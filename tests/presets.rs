@@ -269,7 +269,7 @@ fn unknown_fields_name_their_table() {
     assert_eq!(
         error(&with("epochs = 5\n", "epochs = 5\nmomentum = 0.9\n")),
         "train.momentum: unknown field `momentum`, expected one of `optimizer`, \
-         `learning_rate`, `weight_decay`, `grad_clip`, `batch_size`, `epochs`, `loss`"
+         `learning_rate`, `weight_decay`, `grad_clip`, `batch_size`, `epochs`, `loss`, `encoder`"
     );
     assert_eq!(
         error(&with("epochs = 8\n", "epochs = 8\nlr = 0.1\n")),
@@ -771,4 +771,75 @@ fn unseeded_data_does_not_vary() {
     assert_eq!(toy.vary, Varied::ALL);
     assert_eq!(toy.varied(), [Varied::Init, Varied::Split]);
     assert_eq!(toy.data_options_for(3), toy.data_options);
+}
+
+#[test]
+fn train_encoder_fine_tunes_a_transformer_encoder_under_adamw() {
+    let encoder = with(
+        "[data]\nsource = \"synthetic-portraits\"\n",
+        "[data]\nsource = \"healthtweets\"\n\n[data.options]\ntext = \"encoder\"\n\
+         encoder = \"minilm\"\ninput = \"pooled\"\n",
+    );
+    let frozen = replace_once(
+        &encoder,
+        "[[models]]\nkey = \"cnn_s\"",
+        "[[models]]\nkey = \"linear\"",
+    );
+    let tuned = replace_once(
+        &frozen,
+        "loss = \"cross-entropy\"\n",
+        "loss = \"cross-entropy\"\n\n[train.encoder]\n",
+    );
+    let (_dir, _path, result) = load(&tuned);
+    let loaded = result.unwrap();
+    assert!(loaded.preset.fine_tunes());
+    let training = loaded.preset.models[0].train.encoder.unwrap();
+    assert_eq!(
+        (
+            training.learning_rate,
+            training.weight_decay,
+            training.warmup
+        ),
+        (2e-5, 0.01, 0.1)
+    );
+    let (_dir, _path, result) = load(&frozen);
+    assert!(!result.unwrap().preset.fine_tunes());
+    assert_ne!(hash(&tuned), hash(&frozen));
+
+    let with_table = |table: &str| replace_once(&tuned, "[train.encoder]\n", table);
+    assert_eq!(
+        error(&replace_once(
+            &tuned,
+            "optimizer = \"adamw\"",
+            "optimizer = \"adam\""
+        )),
+        "train.encoder: fine-tuning an encoder trains it with AdamW; set train.optimizer = \"adamw\""
+    );
+    assert_eq!(
+        error(&replace_once(&tuned, "text = \"encoder\"\n", "")),
+        "train.encoder: fine-tunes the encoder that data.options.text = \"encoder\" names, and \
+         this preset reads none"
+    );
+    assert_eq!(
+        error(&replace_once(
+            &tuned,
+            "encoder = \"minilm\"",
+            "encoder = \"glove\""
+        )),
+        "train.encoder: glove is a table of static word vectors, with nothing to fine-tune; \
+         only a transformer encoder is"
+    );
+    assert_eq!(
+        error(&with_table("[train.encoder]\nwarmup = 1\n")),
+        "train.encoder.warmup: a fraction of the steps in [0, 1), got 1"
+    );
+    assert_eq!(
+        error(&with_table("[train.encoder]\nlearning_rate = 0\n")),
+        "train.encoder.learning_rate: expected a positive number, got 0"
+    );
+    assert_eq!(
+        error(&with_table("[train.encoder]\nlr = 1e-5\n")),
+        "train.encoder.lr: unknown field `lr`, expected one of `learning_rate`, \
+         `weight_decay`, `warmup`"
+    );
 }

@@ -17,6 +17,7 @@ mod data;
 mod encoder_cache;
 mod eval;
 mod figures;
+mod fine_tuning;
 mod formats;
 #[cfg(feature = "paper")]
 mod gallery;

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 const TOL: f32 = 1e-5;
 
-fn root() -> PathBuf {
+pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/text-encoders")
 }
 
@@ -72,7 +72,7 @@ fn check(architecture: &str) {
     let max_len = reference()["max_len"].as_u64().unwrap() as usize;
     let (_, lengths) = tensor(architecture, "lengths");
     let (_, ids) = tensor(architecture, "ids");
-    let ours = encoder.tokenize(&texts, max_len).unwrap();
+    let ours = encoder.profile().tokenize(&texts, max_len).unwrap();
     for (i, row) in ours.iter().enumerate() {
         let want: Vec<u32> = ids[i * max_len..][..lengths[i] as usize]
             .iter()
@@ -116,14 +116,19 @@ fn check(architecture: &str) {
     );
 }
 
-#[test]
-fn every_architecture_matches_transformers() {
-    let listed: Vec<String> = reference()["architectures"]
+/// The architectures with a fixture folder, as `reference.json` lists them.
+pub fn architectures() -> Vec<String> {
+    reference()["architectures"]
         .as_array()
         .unwrap()
         .iter()
         .map(|a| a.as_str().unwrap().to_string())
-        .collect();
+        .collect()
+}
+
+#[test]
+fn every_architecture_matches_transformers() {
+    let listed = architectures();
     // Every row of the table has its fixture.
     for row in ARCHITECTURES {
         assert!(
@@ -290,7 +295,7 @@ fn a_task_model_s_checkpoint_loads_through_its_prefix() {
 
 /// Amazon Reviews 2023 lines over 2014-2016, 40 a year: the rating follows the words
 /// (praise or complaint), so a model can learn it.
-fn reviews(dir: &Path) -> PathBuf {
+pub fn reviews(dir: &Path) -> PathBuf {
     let praise = [
         "great value, works well",
         "love it, would buy again",

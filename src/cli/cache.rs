@@ -45,6 +45,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
             "{who}: data.options.text is not \"encoder\": this preset reads no encoder cache"
         )));
     };
+    if preset.fine_tunes() {
+        return Err(Error::Invalid(format!(
+            "{who}: the preset fine-tunes {} (train.encoder): it reads the encoder's token ids, \
+             not a cache of its output",
+            settings.encoder
+        )));
+    }
     #[cfg(feature = "torch")]
     {
         crate::device::set_threads(args.threads)?;

@@ -77,6 +77,7 @@ impl Args {
                 },
                 self.embedding_outputs,
             ),
+            InputKind::EncoderIds => unreachable!("no registry model reads encoder ids alone"),
         };
         ModelConfig {
             input,

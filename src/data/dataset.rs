@@ -127,6 +127,17 @@ pub enum Inputs {
         /// `vocabulary * dim` values.
         table: Vec<f32>,
     },
+    /// The ids a pretrained encoder's own tokenizer gives, special tokens included,
+    /// `rows * tokens` (`lengths[r]` real ones, then padding id 0): what a model that
+    /// fine-tunes the encoder reads ([`crate::text`]).
+    EncoderIds {
+        /// Tokens per row, padded.
+        tokens: usize,
+        /// The ids.
+        ids: Vec<u32>,
+        /// Real tokens per row (at least 1).
+        lengths: Vec<u32>,
+    },
     /// Raw text, one string per row; models read it once it is turned into token states
     /// or embeddings.
     Text(Vec<String>),
@@ -250,7 +261,9 @@ impl Inputs {
                 ..
             } => (states.len(), tokens * dim),
             Inputs::Embeddings { dim, values } => (values.len(), *dim),
-            Inputs::TokenIds { tokens, ids, .. } => (ids.len(), *tokens),
+            Inputs::TokenIds { tokens, ids, .. } | Inputs::EncoderIds { tokens, ids, .. } => {
+                (ids.len(), *tokens)
+            }
             Inputs::Text(texts) => (texts.len(), 1),
         };
         len / width.max(1)
@@ -329,6 +342,9 @@ impl Dataset {
             tokens, lengths, ..
         }
         | Inputs::TokenIds {
+            tokens, lengths, ..
+        }
+        | Inputs::EncoderIds {
             tokens, lengths, ..
         } = &self.inputs
         {

@@ -163,11 +163,17 @@ impl<'a> HubTensors<'a> {
         })
     }
 
-    /// The root of the parameters, declared in `vs`.
-    pub fn root<'b>(&'b self, vs: &'b nn::VarStore) -> Params<'b> {
+    /// The root of the parameters declared under `path` of another model's store (named
+    /// `<path>.<hub name>` there), to be trained: tensors of two or more dimensions
+    /// (weights, embeddings) in the optimiser group `groups.decay`, those of one (biases,
+    /// norms) in `groups.no_decay`, which fine-tuning exempts from weight decay as
+    /// `transformers`' `Trainer` does.
+    pub fn root_at<'b>(&'b self, path: nn::Path<'b>, groups: Groups) -> Params<'b> {
         Params {
-            path: vs.root(),
+            base: path.path("").len(),
+            path,
             tensors: self,
+            groups: Some(groups),
         }
     }
 
@@ -226,6 +232,18 @@ impl<'a> HubTensors<'a> {
 pub struct Params<'a> {
     path: nn::Path<'a>,
     tensors: &'a HubTensors<'a>,
+    /// Bytes of the store's name before the hub's name (`backbone.`, or none).
+    base: usize,
+    groups: Option<Groups>,
+}
+
+/// The optimiser groups of the parameters of [`HubTensors::root_at`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Groups {
+    /// Weights and embeddings.
+    pub decay: usize,
+    /// Biases and norms.
+    pub no_decay: usize,
 }
 
 impl Params<'_> {
@@ -234,8 +252,13 @@ impl Params<'_> {
     /// declaring stays infallible; [`HubTensors::finish`] reports it.
     pub fn tensor(&self, name: &str, shape: &[i64]) -> Tensor {
         let key = self.path.path(name);
-        match self.tensors.read(&key, shape) {
-            Ok(value) => self.path.var_copy(name, &value),
+        let path = match self.groups {
+            Some(g) if shape.len() == 1 => self.path.set_group(g.no_decay),
+            Some(g) => self.path.set_group(g.decay),
+            None => self.path.clone(),
+        };
+        match self.tensors.read(&key[self.base..], shape) {
+            Ok(value) => path.var_copy(name, &value),
             Err(problem) => {
                 let mut first = self.tensors.problem.borrow_mut();
                 first.get_or_insert(problem);
@@ -251,7 +274,7 @@ impl<'a, T: std::string::ToString> std::ops::Div<T> for &Params<'a> {
     fn div(self, name: T) -> Params<'a> {
         Params {
             path: &self.path / name,
-            tensors: self.tensors,
+            ..self.clone()
         }
     }
 }

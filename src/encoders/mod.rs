@@ -37,29 +37,12 @@ pub fn open(
     cache: &std::path::Path,
     device: &str,
 ) -> Result<Box<dyn Encoder>> {
-    let row = entry(name).map_err(crate::Error::Invalid)?;
-    match (row.source, path) {
-        (EncoderSource::Folder, None) => {
-            return Err(crate::Error::Invalid(format!(
-                "encoder {name} reads a folder of your own: give its path"
-            )));
-        }
-        (EncoderSource::Package { .. }, Some(path)) => {
-            return Err(crate::Error::Invalid(format!(
-                "encoder {name} is packaged: a folder ({}) is only for {LOCAL}",
-                path.display()
-            )));
-        }
-        _ => {}
-    }
+    let row = source_entry(name, path)?;
     match row.kind {
         EncoderKind::StaticWords => Ok(Box::new(glove::Glove::from_package(cache)?)),
         #[cfg(feature = "torch")]
         EncoderKind::Transformer => {
-            let encoder = match path {
-                Some(dir) => text::TextEncoder::from_folder(dir)?,
-                None => text::TextEncoder::from_package(name, cache)?,
-            };
+            let encoder = text::TextEncoder::new(text::Pretrained::open(name, path, cache)?)?;
             let device = crate::device::resolve(device.parse()?)?;
             Ok(Box::new(encoder.to_device(device)?))
         }
@@ -71,5 +54,39 @@ pub fn open(
                  (`cargo run --release --features torch -- ...`)"
             )))
         }
+    }
+}
+
+/// The transformer encoder `name` of [`ENCODERS`] with its weights, to be fine-tuned
+/// (`[train.encoder]` of a preset): a packaged one from `cache`, `local` from the folder
+/// `path`.
+#[cfg(feature = "torch")]
+pub fn pretrained(
+    name: &str,
+    path: Option<&std::path::Path>,
+    cache: &std::path::Path,
+) -> Result<text::Pretrained> {
+    let row = source_entry(name, path)?;
+    if row.kind != EncoderKind::Transformer {
+        return Err(crate::Error::Invalid(format!(
+            "encoder {name} is a table of static word vectors: only a transformer encoder \
+             is fine-tuned"
+        )));
+    }
+    text::Pretrained::open(name, path, cache)
+}
+
+/// The row of `name`, when `path` is given exactly for a folder encoder.
+fn source_entry(name: &str, path: Option<&std::path::Path>) -> Result<&'static EncoderEntry> {
+    let row = entry(name).map_err(crate::Error::Invalid)?;
+    match (row.source, path) {
+        (EncoderSource::Folder, None) => Err(crate::Error::Invalid(format!(
+            "encoder {name} reads a folder of your own: give its path"
+        ))),
+        (EncoderSource::Package { .. }, Some(path)) => Err(crate::Error::Invalid(format!(
+            "encoder {name} is packaged: a folder ({}) is only for {LOCAL}",
+            path.display()
+        ))),
+        _ => Ok(row),
     }
 }

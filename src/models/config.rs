@@ -14,6 +14,9 @@ pub enum InputKind {
     Tokens,
     /// One pooled frozen-encoder embedding `[D]`.
     Embedding,
+    /// A pretrained encoder's token ids `[T]` with a padding mask, read by a model that
+    /// fine-tunes the encoder ([`super::Backbone`]); no registry model reads them alone.
+    EncoderIds,
 }
 
 impl InputKind {
@@ -24,6 +27,7 @@ impl InputKind {
             InputKind::Image => "images",
             InputKind::Tokens => "token states",
             InputKind::Embedding => "pooled embeddings",
+            InputKind::EncoderIds => "encoder token ids",
         }
     }
 }
@@ -52,6 +56,11 @@ pub enum InputShape {
         /// Width of the embedding.
         dim: i64,
     },
+    /// A pretrained encoder's token ids, for a model that fine-tunes it.
+    EncoderIds {
+        /// Most tokens a row can have, special tokens included.
+        max_tokens: i64,
+    },
 }
 
 impl InputShape {
@@ -61,6 +70,7 @@ impl InputShape {
             InputShape::Image { .. } => InputKind::Image,
             InputShape::Tokens { .. } => InputKind::Tokens,
             InputShape::Embedding { .. } => InputKind::Embedding,
+            InputShape::EncoderIds { .. } => InputKind::EncoderIds,
         }
     }
 }
@@ -127,6 +137,7 @@ impl ModelConfig {
             } => channels > 0 && height > 0 && width > 0,
             InputShape::Tokens { dim, max_tokens } => dim > 0 && max_tokens > 0,
             InputShape::Embedding { dim } => dim > 0,
+            InputShape::EncoderIds { max_tokens } => max_tokens > 0,
         };
         if !dims_positive {
             return Err(Error::Invalid(format!(

@@ -12,6 +12,7 @@
 //! | `Input::Images` | `[B, C, H, W]` float | `mlp_*`, `cnn_*`, `resnet_*`, `vit_*` |
 //! | `Input::Tokens` | states `[B, T, D]` float, mask `[B, T]` bool, true = real token | `ffn_*`, `textcnn_*`, `bigru_s`, `bilstm_*`, `tx_*` |
 //! | `Input::Embeddings` | `[B, D]` float | `linear` |
+//! | `Input::EncoderIds` | ids `[B, T]` int64, mask `[B, T]` bool | any text model or `linear` as the head of a fine-tuned encoder ([`Backbone`]) |
 //!
 //! Every model returns logits `[B, outputs]` (a raw value for regression, `outputs = 1`).
 //! Token padding sits at the end of a row and never changes the output of a row.
@@ -45,6 +46,8 @@ mod encoder_layer;
 #[cfg(feature = "torch")]
 mod ffn;
 #[cfg(feature = "torch")]
+mod fine_tuned;
+#[cfg(feature = "torch")]
 mod layers;
 #[cfg(feature = "torch")]
 mod linear_probe;
@@ -64,6 +67,8 @@ mod transformer;
 mod vit;
 
 pub use config::{InputKind, InputShape, ModelConfig};
+#[cfg(feature = "torch")]
+pub use fine_tuned::{Backbone, ENCODER_DECAY, ENCODER_NO_DECAY, FineTuned};
 #[cfg(feature = "torch")]
 pub use model::{Input, Model};
 
@@ -189,13 +194,13 @@ fn position(key: &str) -> Result<usize> {
 }
 
 #[cfg(feature = "torch")]
-pub use self::torch::{build, parameter_count};
+pub use self::torch::{build, build_fine_tuned, parameter_count};
 
 #[cfg(feature = "torch")]
 mod torch {
     use tch::{Device, Tensor, nn};
 
-    use super::{BUILDERS, Model, ModelConfig, REGISTRY, position};
+    use super::{BUILDERS, Backbone, FineTuned, Model, ModelConfig, REGISTRY, position};
     use crate::{Error, Result};
 
     pub(super) type Builder = fn(&nn::Path, &ModelConfig) -> Result<Box<dyn Model>>;
@@ -221,6 +226,18 @@ mod torch {
             Error::Invalid(message) => Error::Invalid(format!("model {key}: {message}")),
             other => other,
         })
+    }
+
+    /// Builds `key` under `path` as the head of `backbone`'s encoder, trained with it
+    /// ([`FineTuned`]); `config` is the head's ([`Backbone::head_config`]).
+    pub fn build_fine_tuned(
+        key: &str,
+        path: &nn::Path,
+        config: &ModelConfig,
+        backbone: &Backbone,
+    ) -> Result<Box<dyn Model>> {
+        let head = build(key, path, config)?;
+        Ok(Box::new(FineTuned::new(path, backbone, head)?))
     }
 
     /// Trainable parameter count of `key` for `config` (BatchNorm running statistics are

@@ -18,6 +18,14 @@ pub enum Input {
     },
     /// [B, D] float.
     Embeddings(Tensor),
+    /// [B, T] int64 ids of a pretrained encoder's tokenizer and [B, T] bool mask (true =
+    /// real token; padding id 0 at the end).
+    EncoderIds {
+        /// The ids.
+        ids: Tensor,
+        /// True at real tokens.
+        mask: Tensor,
+    },
 }
 
 impl Input {
@@ -27,6 +35,7 @@ impl Input {
             Input::Images(_) => InputKind::Image,
             Input::Tokens { .. } => InputKind::Tokens,
             Input::Embeddings(_) => InputKind::Embedding,
+            Input::EncoderIds { .. } => InputKind::EncoderIds,
         }
     }
 
@@ -49,6 +58,13 @@ impl Input {
         match self {
             Input::Tokens { states, mask } => (states, mask),
             _ => self.wrong(InputKind::Tokens),
+        }
+    }
+
+    pub(super) fn encoder_ids(&self) -> (&Tensor, &Tensor) {
+        match self {
+            Input::EncoderIds { ids, mask } => (ids, mask),
+            _ => self.wrong(InputKind::EncoderIds),
         }
     }
 

@@ -49,7 +49,12 @@ fn inspect(loaded: &LoadedPreset, file: &Path) -> Result<Inspected> {
     let base = loaded.path.parent().unwrap_or(Path::new("."));
     let who = file.display().to_string();
     let mut cache = None;
-    if let Some((settings, raw)) = crate::text::encoder_input(&who, &preset.data_options, base)? {
+    // A preset that fine-tunes its encoder reads token ids, never a cache.
+    let cached = match preset.fine_tunes() {
+        true => None,
+        false => crate::text::encoder_input(&who, &preset.data_options, base)?,
+    };
+    if let Some((settings, raw)) = cached {
         let texts = crate::data::load(&preset.data, &raw, base)?;
         let crate::data::Inputs::Text(list) = &texts.inputs else {
             return Err(Error::Invalid(format!(

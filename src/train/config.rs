@@ -67,4 +67,37 @@ pub struct TrainConfig {
     pub epochs: u64,
     /// The loss.
     pub loss: Loss,
+    /// `[train.encoder]`: the pretrained encoder is trained with the head; left out of
+    /// the canonical JSON when absent (a frozen encoder, or none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoder: Option<EncoderTraining>,
+}
+
+/// How a pretrained encoder is fine-tuned with its head: AdamW over its own parameter
+/// groups, with a learning rate that rises linearly from 0 over the first `warmup` of the
+/// steps and then falls linearly to 0 at the last step (`transformers`'
+/// `get_linear_schedule_with_warmup`, warm-up steps `ceil(warmup * steps)`), and weight
+/// decay on its weights but not its biases and norms (as `transformers`' `Trainer`). The
+/// head keeps `[train]`'s constant learning rate and weight decay.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct EncoderTraining {
+    /// The encoder's peak learning rate.
+    pub learning_rate: f64,
+    /// Its weight decay.
+    pub weight_decay: f64,
+    /// The fraction of the steps of a cutoff's training spent warming up, in `[0, 1)`.
+    pub warmup: f64,
+}
+
+impl EncoderTraining {
+    /// The encoder's learning rate at step `step` (from 0) of `steps`.
+    pub fn learning_rate_at(&self, step: u64, steps: u64) -> f64 {
+        let warm = (self.warmup * steps as f64).ceil() as u64;
+        let factor = if step < warm {
+            step as f64 / warm as f64
+        } else {
+            (steps.saturating_sub(step) as f64 / steps.saturating_sub(warm).max(1) as f64).max(0.0)
+        };
+        self.learning_rate * factor
+    }
 }

@@ -1,6 +1,8 @@
 //! Training one model: [`build`] makes it from a [`TrainJob`] with the job's seed, and
 //! [`train`] runs the fixed epochs of mini-batch steps (seeded batch order, optional
-//! gradient clipping), stopping on a non-finite loss.
+//! gradient clipping), stopping on a non-finite loss. A job with a [`Backbone`] trains the
+//! pretrained encoder with the head, the encoder's optimiser groups on their own learning
+//! rate schedule ([`super::EncoderTraining`]).
 
 use tch::nn::{self, OptimizerConfig, VarStore};
 
@@ -9,7 +11,7 @@ use super::config::{Optimizer, TrainConfig};
 use super::loss::LossFn;
 use super::seeds::epoch_order;
 use super::tensors::{DataTensors, index};
-use crate::models::{self, Model, ModelConfig};
+use crate::models::{self, Backbone, ENCODER_DECAY, ENCODER_NO_DECAY, Model, ModelConfig};
 use crate::{Error, Result};
 
 /// What one cutoff trains.
@@ -27,6 +29,9 @@ pub struct TrainJob<'a> {
     pub training_seed: u32,
     /// Where to train.
     pub device: tch::Device,
+    /// The pretrained encoder the model is the head of, trained with it
+    /// (`[train.encoder]`); `config` is then the head's ([`Backbone::head_config`]).
+    pub backbone: Option<&'a Backbone>,
 }
 
 /// A model and the store that owns its variables.
@@ -53,7 +58,10 @@ pub struct Step {
 pub fn build(job: &TrainJob) -> Result<BuiltModel> {
     tch::manual_seed(i64::from(job.training_seed));
     let vs = VarStore::new(job.device);
-    let model = models::build(job.model, &vs.root(), job.config)?;
+    let model = match job.backbone {
+        Some(backbone) => models::build_fine_tuned(job.model, &vs.root(), job.config, backbone)?,
+        None => models::build(job.model, &vs.root(), job.config)?,
+    };
     Ok(BuiltModel { vs, model })
 }
 
@@ -86,6 +94,13 @@ pub fn train(
             .build(&built.vs, t.learning_rate),
     }
     .map_err(|e| Error::Invalid(format!("building the optimiser: {e}")))?;
+    let fine_tuning = t.encoder.filter(|_| job.backbone.is_some());
+    if let Some(encoder) = fine_tuning {
+        opt.set_weight_decay_group(ENCODER_DECAY, encoder.weight_decay);
+        opt.set_weight_decay_group(ENCODER_NO_DECAY, 0.0);
+    }
+    let steps = t.epochs * job.rows.len().div_ceil(t.batch_size as usize) as u64;
+    let mut step = 0;
     let mut last_epoch = (0.0, 0usize);
     for epoch in 1..=t.epochs {
         last_epoch = (0.0, 0);
@@ -108,7 +123,13 @@ pub fn train(
             if let Some(max) = t.grad_clip {
                 opt.clip_grad_norm(max);
             }
+            if let Some(encoder) = fine_tuning {
+                let lr = encoder.learning_rate_at(step, steps);
+                opt.set_lr_group(ENCODER_DECAY, lr);
+                opt.set_lr_group(ENCODER_NO_DECAY, lr);
+            }
             opt.step();
+            step += 1;
             last_epoch.0 += scalar * rows.len() as f64;
             last_epoch.1 += rows.len();
             on_step(Step {

@@ -23,7 +23,7 @@ mod seeds;
 #[cfg(feature = "torch")]
 mod tensors;
 
-pub use config::{Loss, Optimizer, TrainConfig};
+pub use config::{EncoderTraining, Loss, Optimizer, TrainConfig};
 #[cfg(feature = "torch")]
 pub use fit::{BuiltModel, Step, TrainJob, build, train};
 pub use seeds::{epoch_order, training_seed};

@@ -43,6 +43,11 @@ enum Stored {
         mask: Tensor,
     },
     Embeddings(Tensor),
+    /// A pretrained encoder's ids `[N, T]`.
+    EncoderIds {
+        ids: Tensor,
+        mask: Tensor,
+    },
 }
 
 impl<'a> DataTensors<'a> {
@@ -96,6 +101,18 @@ impl<'a> DataTensors<'a> {
             Inputs::Embeddings { dim, values } => {
                 Stored::Embeddings(view(values, &[n, *dim as i64])?)
             }
+            Inputs::EncoderIds {
+                tokens,
+                ids,
+                lengths: lens,
+            } => {
+                lengths = lens.clone();
+                let ids: Vec<i64> = ids.iter().map(|&id| i64::from(id)).collect();
+                Stored::EncoderIds {
+                    ids: Tensor::from_slice(&ids).reshape([n, *tokens as i64]),
+                    mask: mask(*tokens, lens),
+                }
+            }
             Inputs::Text(_) => {
                 return Err(Error::Invalid(format!(
                     "data {}: raw text has no tensor form; turn it into token states first",
@@ -126,6 +143,10 @@ impl<'a> DataTensors<'a> {
                 mask: mask.shallow_clone(),
             },
             Stored::Embeddings(t) => Stored::Embeddings(t.shallow_clone()),
+            Stored::EncoderIds { ids, mask } => Stored::EncoderIds {
+                ids: ids.shallow_clone(),
+                mask: mask.shallow_clone(),
+            },
         };
         DataTensors {
             inputs,
@@ -147,6 +168,13 @@ impl<'a> DataTensors<'a> {
                 Input::Tokens {
                     // A no-op for f32 states; f16 widens exactly.
                     states: take(&states.narrow(1, 0, longest)).to_kind(Kind::Float),
+                    mask: take(&mask.narrow(1, 0, longest)),
+                }
+            }
+            Stored::EncoderIds { ids, mask } => {
+                let longest = self.longest(rows);
+                Input::EncoderIds {
+                    ids: take(&ids.narrow(1, 0, longest)),
                     mask: take(&mask.narrow(1, 0, longest)),
                 }
             }

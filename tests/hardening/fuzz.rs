@@ -518,7 +518,7 @@ fn hub_model_folders() {
                 use drift::encoders::Encoder;
                 let texts = vec!["a fuzzed folder".to_string(), String::new()];
                 // Encoding may refuse (a tokenizer that adds no token), never panic.
-                let max = encoder.max_positions().clamp(2, 16);
+                let max = encoder.profile().max_positions().clamp(2, 16);
                 let _ = encoder.encode(&texts, max, drift::encoders::EmbeddingPooling::Mean);
             }
             Err(e) => {

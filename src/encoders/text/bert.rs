@@ -92,17 +92,16 @@ impl Family for BertConfig {
     }
 
     /// The model under `p`.
+    fn vocab(&self) -> i64 {
+        self.vocab_size
+    }
+
     fn model(&self, p: &Params) -> Bert {
         Bert::new(p, self)
     }
 }
 
 impl BertConfig {
-    /// Size of the vocabulary.
-    pub(super) fn vocab_size(&self) -> i64 {
-        self.vocab_size
-    }
-
     /// Number of layers.
     pub(super) fn layers(&self) -> i64 {
         self.num_hidden_layers

@@ -157,6 +157,10 @@ impl Family for DebertaV2Config {
     }
 
     /// The model under `p`.
+    fn vocab(&self) -> i64 {
+        self.vocab_size
+    }
+
     fn model(&self, p: &Params) -> DebertaV2 {
         DebertaV2::new(p, self)
     }

@@ -75,6 +75,10 @@ impl Family for DistilBertConfig {
     }
 
     /// The model under `p`.
+    fn vocab(&self) -> i64 {
+        self.vocab_size
+    }
+
     fn model(&self, p: &Params) -> DistilBert {
         DistilBert::new(p, self)
     }

@@ -49,6 +49,10 @@ impl Family for ElectraConfig {
     }
 
     /// The model under `p`.
+    fn vocab(&self) -> i64 {
+        self.bert.vocab()
+    }
+
     fn model(&self, p: &Params) -> Electra {
         Electra::new(p, self)
     }

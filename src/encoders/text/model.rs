@@ -32,6 +32,8 @@ pub(super) trait Family: DeserializeOwned {
     fn hidden(&self) -> i64;
     /// The longest input, special tokens included.
     fn max_positions(&self) -> i64;
+    /// Rows of the token embedding: every id the tokenizer gives must be below it.
+    fn vocab(&self) -> i64;
     /// The model, its parameters declared under `p`.
     fn model(&self, p: &Params) -> Self::Model;
 }

@@ -154,6 +154,10 @@ impl Family for ModernBertConfig {
     }
 
     /// The model under `p`.
+    fn vocab(&self) -> i64 {
+        self.vocab_size
+    }
+
     fn model(&self, p: &Params) -> ModernBert {
         ModernBert::new(p, self)
     }

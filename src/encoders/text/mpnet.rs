@@ -77,6 +77,10 @@ impl Family for MpNetConfig {
     }
 
     /// The model under `p`.
+    fn vocab(&self) -> i64 {
+        self.roberta.vocab()
+    }
+
     fn model(&self, p: &Params) -> MpNet {
         MpNet::new(p, self)
     }
@@ -104,7 +108,7 @@ impl MpNet {
         let e = p / "embeddings";
         let encoder = p / "encoder";
         MpNet {
-            word: Embedding::new(&e / "word_embeddings", c.vocab_size(), size.hidden),
+            word: Embedding::new(&e / "word_embeddings", c.vocab(), size.hidden),
             position: Embedding::new(&e / "position_embeddings", c.max_positions(), size.hidden),
             norm: LayerNorm::new(&e / "LayerNorm", size.hidden, size.eps),
             layers: (0..c.layers())

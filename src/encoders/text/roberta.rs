@@ -56,6 +56,10 @@ impl Family for RobertaConfig {
     }
 
     /// The model under `p`.
+    fn vocab(&self) -> i64 {
+        self.bert.vocab()
+    }
+
     fn model(&self, p: &Params) -> Roberta {
         Roberta::new(p, self)
     }

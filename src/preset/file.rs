@@ -1,193 +1,19 @@
-//! Presets: the TOML description of one experiment (data, slicing, split, regime, models,
-//! seeds, optimiser and metric), checked into a typed [`Preset`] before any work starts.
-//!
-//! Every error names the file and the field path, e.g.
-//! `presets/x.toml: models[2].epochs: expected a positive integer, got 0`. A preset's
-//! content hash is the SHA-256 of its canonical JSON form (the checked [`Preset`]
-//! serialised with fields in declaration order), so comments and layout do not change it.
-//! See `presets/README.md` for every field.
+//! A preset file: TOML read into raw types whose deserialisers say what each field
+//! expects in plain words, then checked section by section, in file order, into a
+//! [`Preset`] (so the first error is the first wrong field).
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer};
 
-use crate::data::{DataOptions, DataSpec, Dataset};
+use super::spec::{LoadedPreset, ModelSpec, Preset, SCHEMA};
+use crate::data::{DataOptions, DataSpec};
 use crate::metrics::Metric;
-use crate::slices::{
-    Regime, Scheme, SliceSplit, SlicingConfig, SplitConfig, Stratify, Timeline, Timestamp, Varied,
-    cap_slices, derived_seed, downsample_slices, is_only_init, parse_vary, slice_rows, split_slice,
-};
-use crate::train::{Loss, Optimizer, TrainConfig};
+use crate::slices::{Regime, Scheme, SlicingConfig, SplitConfig, Stratify, Timestamp, parse_vary};
+use crate::train::{EncoderTraining, Loss, Optimizer, TrainConfig};
 use crate::{Error, Result};
 
-/// The only schema version this crate reads.
-pub const SCHEMA: u32 = 1;
-
-/// One model of a preset with its resolved training settings.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ModelSpec {
-    /// Registry key, e.g. `cnn_s`.
-    pub key: String,
-    /// Family for averages (defaults to the registry's family of the key).
-    pub family: String,
-    /// The preset's `[train]` with this model's overrides applied.
-    pub train: TrainConfig,
-    /// A learned position embedding for a text Transformer (`tx_*`); off by default, as
-    /// in the reference code. Left out of the canonical JSON when off.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub positional_embedding: bool,
-}
-
-/// A checked preset.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Preset {
-    /// Schema version ([`SCHEMA`]).
-    pub schema: u32,
-    /// Name, also the artifact folder name.
-    pub name: String,
-    /// One-line description.
-    pub description: Option<String>,
-    /// The data.
-    pub data: DataSpec,
-    /// `[data.options]`: settings of the data source (e.g. a generator's drift knobs),
-    /// checked by the source when it loads. Left out of the canonical JSON when empty.
-    #[serde(skip_serializing_if = "DataOptions::is_empty")]
-    pub data_options: DataOptions,
-    /// How the timeline is cut.
-    pub slicing: SlicingConfig,
-    /// How each slice is split.
-    pub split: SplitConfig,
-    /// Down-sample every slice to the smallest one before splitting.
-    pub downsample: bool,
-    /// Cap every slice at this many rows before splitting (`split.max_rows`); left out of
-    /// the canonical JSON when unset, so presets without it keep their hash.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_rows: Option<usize>,
-    /// Which slices each cutoff trains on.
-    pub regime: Regime,
-    /// Training seeds.
-    pub seeds: Vec<u64>,
-    /// What the seeds vary ([`Varied`], canonical order, `init` always first); left out of
-    /// the canonical JSON when only `init`, so presets that fix data and split keep the
-    /// hash they had before `vary` existed.
-    #[serde(skip_serializing_if = "is_only_init")]
-    pub vary: Vec<Varied>,
-    /// The metric of every cell.
-    pub metric: Metric,
-    /// The models, in preset order.
-    pub models: Vec<ModelSpec>,
-}
-
-/// A preset with where it came from and its content hash.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LoadedPreset {
-    /// The checked preset.
-    pub preset: Preset,
-    /// The file it was read from.
-    pub path: PathBuf,
-    /// SHA-256 (hex) of the canonical JSON of `preset`.
-    pub sha256: String,
-}
-
-/// The timeline of a preset's data and each slice's split.
-#[derive(Clone, Debug)]
-pub struct Plan {
-    /// The slices.
-    pub timeline: Timeline,
-    /// One split per slice.
-    pub splits: Vec<SliceSplit>,
-}
-
 impl Preset {
-    /// What the seeds of this preset vary in fact: its `vary`, less `data` when its data is
-    /// not drawn from a seed (corpora, files, the toy generators): what `run.json` records.
-    pub fn varied(&self) -> Vec<Varied> {
-        let seeded = match &self.data {
-            DataSpec::Source(name) => crate::data::source(name).is_ok_and(|s| s.seeded),
-            DataSpec::Path(_) => false,
-        };
-        self.vary
-            .iter()
-            .copied()
-            .filter(|&v| v != Varied::Data || seeded)
-            .collect()
-    }
-
-    /// Whether data or split differ between seeds (then each seed has its own, and its own
-    /// baseline).
-    pub fn varies_data_or_split(&self) -> bool {
-        self.varied() != [Varied::Init]
-    }
-
-    /// The split of run seed `seed`: the preset's, with its seed derived from `seed` when
-    /// the split varies ([`derived_seed`]).
-    pub fn split_for(&self, seed: u64) -> SplitConfig {
-        let mut split = self.split;
-        if self.vary.contains(&Varied::Split) {
-            split.seed = derived_seed(Varied::Split, self.split.seed, seed);
-        }
-        split
-    }
-
-    /// The `[data.options]` run seed `seed` loads with: the preset's, with the generator's
-    /// `seed` (0 when unset) derived from `seed` when the data varies ([`derived_seed`]).
-    pub fn data_options_for(&self, seed: u64) -> DataOptions {
-        let mut options = self.data_options.clone();
-        if self.varied().contains(&Varied::Data) {
-            let base = options.get("seed").and_then(|v| v.as_u64()).unwrap_or(0);
-            let derived = derived_seed(Varied::Data, base, seed);
-            options.insert("seed".into(), derived.into());
-        }
-        options
-    }
-
-    /// The data run seed `seed` trains on, as models read it; `base` is the preset's folder.
-    pub fn load_data(&self, base: &Path, seed: u64) -> Result<Dataset> {
-        crate::text::load(&self.data, &self.data_options_for(seed), base)
-    }
-
-    /// Cuts, down-samples (when the preset says so) and splits `data` as the preset says
-    /// for run seed `seed`, with [`Preset::split_for`] (the same for every seed when the
-    /// split does not vary).
-    pub fn plan(&self, data: &Dataset, seed: u64) -> Result<Plan> {
-        let split = &self.split_for(seed);
-        let mut timeline = slice_rows(&data.timestamps, &self.slicing)?;
-        if timeline.slices.is_empty() {
-            return Err(Error::Invalid(format!(
-                "data {}: no slice has at least {} rows",
-                data.source.name, self.slicing.min_rows
-            )));
-        }
-        if let Some(anchor) = self.regime.anchor()
-            && anchor + 1 >= timeline.slices.len()
-        {
-            return Err(Error::Invalid(format!(
-                "regime.anchor: slice {anchor} leaves no later slice to self-label (data {} \
-                 has {} slices)",
-                data.source.name,
-                timeline.slices.len()
-            )));
-        }
-        if self.downsample {
-            downsample_slices(&mut timeline.slices, split.seed);
-        }
-        if let Some(size) = self.max_rows {
-            cap_slices(&mut timeline.slices, split.seed, size);
-        }
-        let splits = timeline
-            .slices
-            .iter()
-            .map(|s| {
-                let strata: Option<Vec<u32>> = data
-                    .targets
-                    .strata()
-                    .map(|labels| s.rows.iter().map(|&r| labels[r]).collect());
-                split_slice(&s.rows, strata.as_deref(), split, &s.label)
-            })
-            .collect();
-        Ok(Plan { timeline, splits })
-    }
-
     /// Reads and checks a preset file.
     pub fn load(path: &Path) -> Result<LoadedPreset> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
@@ -232,11 +58,6 @@ impl Preset {
             })?;
         raw.check()
     }
-
-    /// SHA-256 (hex) of the canonical JSON form.
-    pub fn content_hash(&self) -> String {
-        crate::checksum::sha256_hex(&serde_json::to_vec(self).expect("a preset serialises"))
-    }
 }
 
 /// Every `*.toml` file directly in `dir`, sorted by name.
@@ -252,8 +73,6 @@ pub fn preset_files(dir: &Path) -> Result<Vec<PathBuf>> {
     files.sort();
     Ok(files)
 }
-
-// ---- the file format -------------------------------------------------------------------
 
 /// Reads any TOML value, then checks it with `check`, so the message says what was
 /// expected in plain words rather than in serde's type names.
@@ -450,6 +269,15 @@ struct RawTrain {
     batch_size: PositiveInt,
     epochs: PositiveInt,
     loss: Loss,
+    encoder: Option<RawEncoderTraining>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEncoderTraining {
+    learning_rate: Option<PositiveNumber>,
+    weight_decay: Option<NonNegativeNumber>,
+    warmup: Option<NonNegativeNumber>,
 }
 
 #[derive(Deserialize)]
@@ -480,7 +308,7 @@ impl RawPreset {
         let regime = self.regime.check()?;
         let seeds = check_seeds(&self.seeds)?;
         let vary = parse_vary(self.vary.as_deref())?;
-        let base = self.train.check(self.metric)?;
+        let base = self.train.check(self.metric, &self.data.options)?;
         let models = check_models(self.models, &base)?;
         Ok(Preset {
             schema: SCHEMA,
@@ -628,13 +456,17 @@ fn check_seeds(seeds: &[NonNegativeInt]) -> Result<Vec<u64>, String> {
 impl RawTrain {
     /// The training settings every model starts from; the loss must yield what `metric`
     /// reads.
-    fn check(self, metric: Metric) -> Result<TrainConfig, String> {
+    fn check(self, metric: Metric, options: &DataOptions) -> Result<TrainConfig, String> {
         if !self.loss.supports(metric) {
             return Err(format!(
                 "metric: {metric} cannot be computed from a model trained with train.loss = {}",
                 serde_json::to_value(self.loss).expect("a loss serialises")
             ));
         }
+        let encoder = match &self.encoder {
+            Some(raw) => Some(raw.check(self.optimizer, options)?),
+            None => None,
+        };
         Ok(TrainConfig {
             optimizer: self.optimizer,
             learning_rate: self.learning_rate.0,
@@ -643,6 +475,53 @@ impl RawTrain {
             batch_size: self.batch_size.0,
             epochs: self.epochs.0,
             loss: self.loss,
+            encoder,
+        })
+    }
+}
+
+impl RawEncoderTraining {
+    /// The fine-tuning settings, with their defaults; only under AdamW, and only for a
+    /// transformer encoder of `text = "encoder"`.
+    fn check(
+        &self,
+        optimizer: Optimizer,
+        options: &DataOptions,
+    ) -> Result<EncoderTraining, String> {
+        if optimizer != Optimizer::Adamw {
+            return Err(
+                "train.encoder: fine-tuning an encoder trains it with AdamW; set \
+                 train.optimizer = \"adamw\""
+                    .into(),
+            );
+        }
+        let text = options.get("text").and_then(|v| v.as_str());
+        let encoder = options.get("encoder").and_then(|v| v.as_str());
+        let Some(name) = encoder.filter(|_| text == Some("encoder")) else {
+            return Err(
+                "train.encoder: fine-tunes the encoder that data.options.text = \"encoder\" \
+                 names, and this preset reads none"
+                    .into(),
+            );
+        };
+        if let Ok(row) = crate::encoders::entry(name)
+            && row.kind != crate::encoders::EncoderKind::Transformer
+        {
+            return Err(format!(
+                "train.encoder: {name} is a table of static word vectors, with nothing to \
+                 fine-tune; only a transformer encoder is"
+            ));
+        }
+        let warmup = self.warmup.map_or(0.1, |w| w.0);
+        if warmup >= 1.0 {
+            return Err(format!(
+                "train.encoder.warmup: a fraction of the steps in [0, 1), got {warmup}"
+            ));
+        }
+        Ok(EncoderTraining {
+            learning_rate: self.learning_rate.map_or(2e-5, |v| v.0),
+            weight_decay: self.weight_decay.map_or(0.01, |v| v.0),
+            warmup,
         })
     }
 }
