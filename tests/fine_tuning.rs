@@ -15,7 +15,7 @@ use drift::encoders::{EmbeddingPooling, Encoder, hub::Groups};
 use safetensors::SafeTensors;
 use tch::{Device, Kind, Tensor, nn};
 
-use crate::text_encoders::{reviews, root};
+use crate::text_encoders::{reviews, root, run};
 
 const GROUPS: Groups = Groups {
     decay: 1,
@@ -214,20 +214,6 @@ warmup = 0.2
     let path = dir.join(format!("{name}.toml"));
     std::fs::write(&path, text).unwrap();
     path
-}
-
-fn run(preset: &Path, out: &Path) {
-    let output = crate::support::drift()
-        .args(["run", "--quiet", "--out"])
-        .arg(out)
-        .arg(preset)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
 }
 
 /// Tensor `name` of a checkpoint.

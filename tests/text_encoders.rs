@@ -382,8 +382,8 @@ key = "bigru_s"
     path
 }
 
-/// `drift run` of `preset` into `out`: every cell of every model's 3 x 3 matrix is scored.
-fn runs_and_scores(preset: &Path, out: &Path) {
+/// `drift run --quiet` of `preset` into `out`, which must succeed.
+pub fn run(preset: &Path, out: &Path) {
     let output = crate::support::drift()
         .args(["run", "--quiet", "--out"])
         .arg(out)
@@ -395,6 +395,11 @@ fn runs_and_scores(preset: &Path, out: &Path) {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+/// `drift run` of `preset` into `out`: every cell of every model's 3 x 3 matrix is scored.
+fn runs_and_scores(preset: &Path, out: &Path) {
+    run(preset, out);
     let runs = drift::artifacts::load_all(out).unwrap();
     let models: Vec<&str> = runs.iter().map(|r| r.model.as_str()).collect();
     assert!(
