@@ -827,7 +827,7 @@ fn train_encoder_fine_tunes_a_transformer_encoder_under_adamw() {
             "encoder = \"glove\""
         )),
         "train.encoder: glove is a table of static word vectors, with nothing to fine-tune; \
-         only a transformer encoder is"
+         only a text transformer is"
     );
     assert_eq!(
         error(&with_table("[train.encoder]\nwarmup = 1\n")),

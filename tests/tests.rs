@@ -23,6 +23,7 @@ mod formats;
 mod gallery;
 mod glove;
 mod hardening;
+mod image_encoders;
 mod losses;
 mod manifest;
 mod models;

@@ -185,6 +185,12 @@ impl<'a> HubTensors<'a> {
         }
     }
 
+    /// The shape the file holds for `key`, if it holds it.
+    fn shape(&self, key: &str) -> Option<Vec<i64>> {
+        let view = self.file.tensor(key).ok()?;
+        Some(view.shape().iter().map(|&d| d as i64).collect())
+    }
+
     /// The tensor `key` of the file, of `shape`, as float32; or what is wrong with it.
     fn read(&self, key: &str, shape: &[i64]) -> std::result::Result<Tensor, String> {
         let prefixed = match self.prefixed.get() {
@@ -265,6 +271,21 @@ impl Params<'_> {
                 self.path.zeros(name, &[0])
             }
         }
+    }
+
+    /// The shape the file holds for `name` under this path, if it holds it: the image
+    /// families whose depths and widths are read off their weights (timm's ResNet,
+    /// EfficientNet and ViT) probe with it.
+    pub fn shape(&self, name: &str) -> Option<Vec<i64>> {
+        // `nn::Path::path` refuses a dotted name; the probe's names are dotted paths.
+        let here = self.path.path("_");
+        let key = format!("{}{name}", &here[..here.len() - 1]);
+        self.tensors.shape(&key[self.base..])
+    }
+
+    /// Whether the file holds `name` under this path.
+    pub fn has(&self, name: &str) -> bool {
+        self.shape(name).is_some()
     }
 }
 

