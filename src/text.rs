@@ -352,10 +352,15 @@ impl EncoderText {
         if !opts.given("encoder") {
             return Err(Error::Invalid(format!(
                 "data.options.encoder: text = \"encoder\" needs an encoder ({})",
-                encoders::names()
+                encoders::text_names()
             )));
         }
-        let names: Vec<&str> = encoders::ENCODERS.iter().map(|e| e.name).collect();
+        // Image encoders are read by image sources, not here.
+        let names: Vec<&str> = encoders::ENCODERS
+            .iter()
+            .filter(|e| e.kind != EncoderKind::Image)
+            .map(|e| e.name)
+            .collect();
         let encoder = opts.choice("encoder", names[0], &names)?;
         let row = encoders::entry(encoder).map_err(Error::Invalid)?;
         let path = match (row.source, opts.string("encoder_path")?) {

@@ -391,7 +391,8 @@ fn data_list_shows_every_source() {
     assert!(
         err.contains(
             "is a generator, nothing to fetch (corpora: sotu, healthtweets, emoji; \
-             encoders: minilm, mpnet, glove)"
+             encoders: minilm, mpnet, glove, efficientnet-lite0, efficientnet-lite1, \
+             efficientnet-lite2)"
         ),
         "{err}"
     );

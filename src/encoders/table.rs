@@ -162,6 +162,16 @@ pub fn names() -> String {
         .join(", ")
 }
 
+/// The names of the encoders of text (not images), comma-separated, for messages.
+pub fn text_names() -> String {
+    ENCODERS
+        .iter()
+        .filter(|e| e.kind != EncoderKind::Image)
+        .map(|e| e.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The package of the encoder called `name`, if there is one.
 pub fn package(name: &str) -> Option<&'static Package> {
     packages::find(name, Holds::Encoder)

