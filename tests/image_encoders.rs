@@ -260,6 +260,15 @@ fn bad_folders_are_named() {
         error.contains("model.safetensors: layer2.0.conv2.weight: F32 [16, 16, 3, 2], expected shape [16, 16, 3, 3]"),
         "{error}"
     );
+    // A tensor whose shape the structure is read from is checked before it is indexed.
+    let dir = edited("convnext", |d| {
+        rewrite_weights(d, "stages.0.blocks.0.conv_dw.weight", Some(&[16]))
+    });
+    let error = open_error(dir.path());
+    assert!(
+        error.contains("stages.0.blocks.0.conv_dw.weight: shape [16], expected 4 dimensions"),
+        "{error}"
+    );
     let dir = edited("convnext", |d| {
         rewrite_weights(d, "stages.1.blocks.0.mlp.fc2.bias", None)
     });

@@ -283,6 +283,20 @@ impl Params<'_> {
         self.tensors.shape(&key[self.base..])
     }
 
+    /// The shape of `name` under this path, which must have `rank` dimensions; else an
+    /// error naming it by its path in the file.
+    pub fn shape_of(&self, name: &str, rank: usize) -> std::result::Result<Vec<i64>, String> {
+        let here = self.path.path("_");
+        let key = format!("{}{name}", &here[self.base..here.len() - 1]);
+        match self.shape(name) {
+            Some(shape) if shape.len() == rank => Ok(shape),
+            Some(shape) => Err(format!(
+                "{key}: shape {shape:?}, expected {rank} dimensions"
+            )),
+            None => Err(format!("{key}: missing")),
+        }
+    }
+
     /// Whether the file holds `name` under this path.
     pub fn has(&self, name: &str) -> bool {
         self.shape(name).is_some()

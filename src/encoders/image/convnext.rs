@@ -57,11 +57,7 @@ pub struct ConvNext {
 
 /// Declares a ConvNeXt under `p`, sized by its weights.
 pub fn declare(p: &Params) -> Result<ConvNext, String> {
-    let stem_shape = match p.shape("stem.0.weight") {
-        Some(s) if s.len() == 4 => s,
-        Some(s) => return Err(format!("stem.0.weight: shape {s:?}, expected 4 dimensions")),
-        None => return Err("stem.0.weight: missing".into()),
-    };
+    let stem_shape = p.shape_of("stem.0.weight", 4)?;
     let (mut channels, patch) = (stem_shape[0], stem_shape[2]);
     let stem = (
         Conv2d::new(
@@ -103,7 +99,7 @@ pub fn declare(p: &Params) -> Result<ConvNext, String> {
                 Some(shape) if shape.len() == 2 => shape[0],
                 _ => return Err(format!("stages.{s}.blocks.{j}.mlp.fc1.weight: missing")),
             };
-            let kernel = b.shape("conv_dw.weight").map_or(7, |s| s[2]);
+            let kernel = b.shape_of("conv_dw.weight", 4)?[2];
             blocks.push(Block {
                 dw: Conv2d::new(
                     &b / "conv_dw",

@@ -91,17 +91,6 @@ pub struct EfficientNetLite {
     features: i64,
 }
 
-/// The shape of `name` under `p`, of `rank` dimensions, or an error naming it.
-fn shape_of(p: &Params, name: &str, rank: usize) -> Result<Vec<i64>, String> {
-    match p.shape(name) {
-        Some(shape) if shape.len() == rank => Ok(shape),
-        Some(shape) => Err(format!(
-            "{name}: shape {shape:?}, expected {rank} dimensions"
-        )),
-        None => Err(format!("{name}: missing")),
-    }
-}
-
 /// Declares the model of timm's `architecture` under `p`, sized by its weights.
 pub fn declare(p: &Params, architecture: &str) -> Result<EfficientNetLite, String> {
     let tf = architecture.starts_with("tf_");
@@ -109,7 +98,7 @@ pub fn declare(p: &Params, architecture: &str) -> Result<EfficientNetLite, Strin
     let conv = |p: Params, size: ConvSize| {
         Conv2d::new(p, size, Padding::timm(size.kernel, size.stride, tf), false)
     };
-    let stem_shape = shape_of(p, "conv_stem.weight", 4)?;
+    let stem_shape = p.shape_of("conv_stem.weight", 4)?;
     let (stem_out, stem_k) = (stem_shape[0], stem_shape[2]);
     let stem = conv(p / "conv_stem", ConvSize::dense(3, stem_out, stem_k, 2));
     let bn1 = BatchNorm::new(p / "bn1", stem_out, eps);
@@ -129,10 +118,10 @@ pub fn declare(p: &Params, architecture: &str) -> Result<EfficientNetLite, Strin
                 break;
             }
             let stride = if i == 0 { stride } else { 1 };
-            let dw_shape = shape_of(&b, "conv_dw.weight", 4)?;
+            let dw_shape = b.shape_of("conv_dw.weight", 4)?;
             let (mid, k) = (dw_shape[0], dw_shape[2]);
             let (block, out) = if b.has("conv_pwl.weight") {
-                let out = shape_of(&b, "conv_pwl.weight", 4)?[0];
+                let out = b.shape_of("conv_pwl.weight", 4)?[0];
                 let block = Block::Inverted {
                     pw: conv(&b / "conv_pw", ConvSize::dense(channels, mid, 1, 1)),
                     bn1: BatchNorm::new(&b / "bn1", mid, eps),
@@ -144,7 +133,7 @@ pub fn declare(p: &Params, architecture: &str) -> Result<EfficientNetLite, Strin
                 };
                 (block, out)
             } else {
-                let out = shape_of(&b, "conv_pw.weight", 4)?[0];
+                let out = b.shape_of("conv_pw.weight", 4)?[0];
                 let block = Block::Separable {
                     dw: conv(&b / "conv_dw", ConvSize::depthwise(channels, k, stride)),
                     bn1: BatchNorm::new(&b / "bn1", channels, eps),
@@ -167,7 +156,7 @@ pub fn declare(p: &Params, architecture: &str) -> Result<EfficientNetLite, Strin
     if p.has("blocks.7.0.conv_dw.weight") {
         return Err("blocks.7: an eighth stage (EfficientNet-Lite has seven)".into());
     }
-    let features = shape_of(p, "conv_head.weight", 4)?[0];
+    let features = p.shape_of("conv_head.weight", 4)?[0];
     let head = conv(p / "conv_head", ConvSize::dense(channels, features, 1, 1));
     let bn2 = BatchNorm::new(p / "bn2", features, eps);
     let classifier = match p.shape("classifier.weight") {

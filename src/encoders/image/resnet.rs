@@ -68,14 +68,6 @@ pub struct TimmResNet {
     features: i64,
 }
 
-fn shape_of(p: &Params, name: &str) -> Result<Vec<i64>, String> {
-    match p.shape(name) {
-        Some(shape) if shape.len() == 4 => Ok(shape),
-        Some(shape) => Err(format!("{name}: shape {shape:?}, expected 4 dimensions")),
-        None => Err(format!("{name}: missing")),
-    }
-}
-
 /// Declares a ResNet under `p`, sized by its weights.
 pub fn declare(p: &Params) -> Result<TimmResNet, String> {
     if p.has("conv1.0.weight") {
@@ -83,7 +75,7 @@ pub fn declare(p: &Params) -> Result<TimmResNet, String> {
             "conv1.0.weight: a deep stem (timm's resnet*c/d/e/s variants), not read".into(),
         );
     }
-    let stem_out = shape_of(p, "conv1.weight")?[0];
+    let stem_out = p.shape_of("conv1.weight", 4)?[0];
     let stem = ConvBn::new(p / "conv1", p / "bn1", ConvSize::dense(3, stem_out, 7, 2));
     let bottleneck = p.has("layer1.0.conv3.weight");
     let mut channels = stem_out;
@@ -93,10 +85,10 @@ pub fn declare(p: &Params) -> Result<TimmResNet, String> {
         while p.has(&format!("layer{stage}.{i}.conv1.weight")) {
             let b = p / format!("layer{stage}") / i;
             let stride = if i == 0 { stride } else { 1 };
-            let width = shape_of(&b, "conv1.weight")?[0];
+            let width = b.shape_of("conv1.weight", 4)?[0];
             let mut convs = Vec::new();
             let out = if bottleneck {
-                let out = shape_of(&b, "conv3.weight")?[0];
+                let out = b.shape_of("conv3.weight", 4)?[0];
                 convs.push(ConvBn::new(
                     &b / "conv1",
                     &b / "bn1",

@@ -121,15 +121,7 @@ pub fn declare(
     height: i64,
     width: i64,
 ) -> Result<TimmVit, String> {
-    let patch_shape = match p.shape("patch_embed.proj.weight") {
-        Some(s) if s.len() == 4 => s,
-        Some(s) => {
-            return Err(format!(
-                "patch_embed.proj.weight: shape {s:?}, expected 4 dimensions"
-            ));
-        }
-        None => return Err("patch_embed.proj.weight: missing".into()),
-    };
+    let patch_shape = p.shape_of("patch_embed.proj.weight", 4)?;
     let (dim, size) = (patch_shape[0], patch_shape[2]);
     if height % size != 0 || width % size != 0 {
         return Err(format!(
