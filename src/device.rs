@@ -93,6 +93,32 @@ pub fn name(device: tch::Device) -> String {
     }
 }
 
+/// Where and how libtorch computes on `device`, as caches and provenance record it (a
+/// batched float computation's last bits depend on it): `cpu, 1 libtorch thread`,
+/// `cuda:0, 2 libtorch threads`.
+#[cfg(feature = "torch")]
+pub fn computed_on(device: tch::Device) -> String {
+    let threads = tch::get_num_threads();
+    let device = match device {
+        tch::Device::Cpu => "cpu".to_string(),
+        tch::Device::Cuda(n) => format!("cuda:{n}"),
+        other => format!("{other:?}").to_lowercase(),
+    };
+    let plural = if threads == 1 { "" } else { "s" };
+    format!("{device}, {threads} libtorch thread{plural}")
+}
+
+/// Moves the variables of `vs` to `device`, or errors naming `who` when libtorch cannot
+/// use it (where `VarStore::set_device` would panic: one tensor is tried first).
+#[cfg(feature = "torch")]
+pub fn move_store(vs: &mut tch::nn::VarStore, device: tch::Device, who: &str) -> Result<()> {
+    let _probe = tch::Tensor::zeros([1], (tch::Kind::Float, tch::Device::Cpu))
+        .f_to_device(device)
+        .map_err(|e| Error::Invalid(format!("{who}: moving weights to {device:?}: {e}")))?;
+    vs.set_device(device);
+    Ok(())
+}
+
 /// Makes glibc keep freed memory for reuse instead of handing it back to the system.
 ///
 /// By default every block above glibc's mmap threshold (128 KiB, raised as large blocks

@@ -338,17 +338,8 @@ impl ImageEncoder {
 
     /// The encoder with its weights on `device` (errors when the device is unavailable).
     pub fn to_device(self, device: Device) -> Result<ImageEncoder> {
-        // VarStore::set_device panics on a device libtorch cannot use: try one tensor first.
-        let _probe = Tensor::zeros([1], (Kind::Float, Device::Cpu))
-            .f_to_device(device)
-            .map_err(|e| {
-                Error::Invalid(format!(
-                    "{}: moving weights to {device:?}: {e}",
-                    self.id.name
-                ))
-            })?;
         let mut loaded = self.loaded.into_inner().unwrap_or_else(|e| e.into_inner());
-        loaded.vs.set_device(device);
+        crate::device::move_store(&mut loaded.vs, device, &self.id.name)?;
         Ok(ImageEncoder {
             loaded: Mutex::new(loaded),
             device,
@@ -373,12 +364,7 @@ impl ImageEncoder {
 
     /// Where and how it computes, e.g. `cpu, 1 libtorch thread`.
     pub fn computed_on(&self) -> String {
-        let threads = tch::get_num_threads();
-        let plural = if threads == 1 { "" } else { "s" };
-        format!(
-            "{}, {threads} libtorch thread{plural}",
-            crate::device::name(self.device)
-        )
+        crate::device::computed_on(self.device)
     }
 
     /// The model's inputs `[n, 3, size, size]` for `images` (each `[channels, height,

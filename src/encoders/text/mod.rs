@@ -447,17 +447,8 @@ impl TextEncoder {
 
     /// The encoder with its weights on `device` (errors when the device is unavailable).
     pub fn to_device(self, device: Device) -> Result<TextEncoder> {
-        // VarStore::set_device panics on a device libtorch cannot use: try one tensor first.
-        let _probe = Tensor::zeros([1], (Kind::Float, Device::Cpu))
-            .f_to_device(device)
-            .map_err(|e| {
-                Error::Invalid(format!(
-                    "{}: moving weights to {device:?}: {e}",
-                    self.profile.who()
-                ))
-            })?;
         let mut loaded = self.loaded.into_inner().unwrap_or_else(|e| e.into_inner());
-        loaded.vs.set_device(device);
+        crate::device::move_store(&mut loaded.vs, device, &self.profile.who())?;
         Ok(TextEncoder {
             loaded: Mutex::new(loaded),
             device,
@@ -580,14 +571,7 @@ impl Encoder for TextEncoder {
     }
 
     fn computed_on(&self) -> String {
-        let threads = tch::get_num_threads();
-        let device = match self.device {
-            Device::Cpu => "cpu".to_string(),
-            Device::Cuda(n) => format!("cuda:{n}"),
-            other => format!("{other:?}").to_lowercase(),
-        };
-        let plural = if threads == 1 { "" } else { "s" };
-        format!("{device}, {threads} libtorch thread{plural}")
+        crate::device::computed_on(self.device)
     }
 
     fn encode(
