@@ -488,49 +488,23 @@ fn checkpoints() {
 #[cfg(feature = "torch")]
 #[test]
 fn hub_model_folders() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/text-encoders");
-    let dir = tempfile::tempdir().unwrap();
-    let architectures = ["bert", "deberta-v2", "modernbert"];
     let files = ["config.json", "tokenizer.json", "model.safetensors"];
-    let valid: Vec<Vec<Vec<u8>>> = architectures
-        .iter()
-        .map(|a| {
-            files
-                .iter()
-                .map(|f| std::fs::read(root.join(a).join(f)).unwrap())
-                .collect()
-        })
-        .collect();
-    let strategy = (0..architectures.len(), 0..files.len())
-        .prop_flat_map(move |(a, f)| (Just(a), Just(f), document(valid[a][f].clone())));
-    fuzz("hub model folders", strategy, |(a, f, doc)| {
-        for (i, file) in files.iter().enumerate() {
-            let bytes = if i == f {
-                doc.clone()
-            } else {
-                std::fs::read(root.join(architectures[a]).join(file)).unwrap()
-            };
-            put(dir.path(), file, &bytes);
-        }
-        match drift::encoders::text::TextEncoder::from_folder(dir.path()) {
-            Ok(encoder) => {
-                // What opens, encodes.
-                use drift::encoders::Encoder;
-                let texts = vec!["a fuzzed folder".to_string(), String::new()];
-                // Encoding may refuse (a tokenizer that adds no token), never panic.
-                let max = encoder.profile().max_positions().clamp(2, 16);
-                let _ = encoder.encode(&texts, max, drift::encoders::EmbeddingPooling::Mean);
-            }
-            Err(e) => {
-                let message = e.to_string();
-                prop_assert!(
-                    message.contains(&*dir.path().to_string_lossy()),
-                    "the error names no file of the folder: {message}"
-                );
-            }
-        }
-        Ok(())
-    });
+    fuzz_folders(
+        "hub model folders",
+        "text-encoders",
+        &["bert", "deberta-v2", "modernbert"],
+        &files,
+        |dir| {
+            let encoder = drift::encoders::text::TextEncoder::from_folder(dir)?;
+            // What opens, encodes.
+            use drift::encoders::Encoder;
+            let texts = vec!["a fuzzed folder".to_string(), String::new()];
+            // Encoding may refuse (a tokenizer that adds no token), never panic.
+            let max = encoder.profile().max_positions().clamp(2, 16);
+            let _ = encoder.encode(&texts, max, drift::encoders::EmbeddingPooling::Mean);
+            Ok(())
+        },
+    );
 }
 
 /// timm image folders (`config.json`, `model.safetensors`), as `encoder = "local"` reads
@@ -540,45 +514,63 @@ fn hub_model_folders() {
 #[cfg(feature = "torch")]
 #[test]
 fn timm_image_folders() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/image-encoders");
-    let dir = tempfile::tempdir().unwrap();
     let families = ["vit-dinov2-reg", "resnet", "efficientnet-lite", "convnext"];
-    let files = ["config.json", "model.safetensors"];
-    let valid: Vec<Vec<Vec<u8>>> = families
+    fuzz_folders(
+        "timm image folders",
+        "image-encoders",
+        &families,
+        &["config.json", "model.safetensors"],
+        |dir| {
+            let encoder = drift::encoders::image::ImageEncoder::from_folder(dir)?;
+            // What opens, encodes (at a size this test can afford: a fuzzed input size may
+            // ask for 4096 px).
+            if encoder.preprocessing().size <= 128 {
+                let images = [tch::Tensor::ones([3, 8, 8], tch::kind::FLOAT_CPU)];
+                let _ = encoder.encode(&images);
+            }
+            Ok(())
+        },
+    );
+}
+
+/// Fuzzes model folders: the fixture folders `models` under `tests/fixtures/<fixtures>`,
+/// one of their `files` fuzzed at a time, written to a scratch folder that `open_and_use`
+/// opens (using what opens) without a panic; the error of what does not open names a file
+/// of the folder.
+#[cfg(feature = "torch")]
+fn fuzz_folders(
+    what: &str,
+    fixtures: &str,
+    models: &[&str],
+    files: &[&str],
+    open_and_use: impl Fn(&Path) -> drift::Result<()>,
+) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(fixtures);
+    let dir = tempfile::tempdir().unwrap();
+    let read = |model: &str, file: &str| std::fs::read(root.join(model).join(file)).unwrap();
+    let valid: Vec<Vec<Vec<u8>>> = models
         .iter()
-        .map(|a| {
-            files
-                .iter()
-                .map(|f| std::fs::read(root.join(a).join(f)).unwrap())
-                .collect()
-        })
+        .map(|m| files.iter().map(|f| read(m, f)).collect())
         .collect();
-    let strategy = (0..families.len(), 0..files.len())
-        .prop_flat_map(move |(a, f)| (Just(a), Just(f), document(valid[a][f].clone())));
-    fuzz("timm image folders", strategy, |(a, f, doc)| {
+    let strategy = (0..models.len(), 0..files.len())
+        .prop_flat_map(move |(m, f)| (Just(m), Just(f), document(valid[m][f].clone())));
+    fuzz(what, strategy, |(m, f, doc)| {
         for (i, file) in files.iter().enumerate() {
             let bytes = if i == f {
                 doc.clone()
             } else {
-                std::fs::read(root.join(families[a]).join(file)).unwrap()
+                read(models[m], file)
             };
             put(dir.path(), file, &bytes);
         }
-        match drift::encoders::image::ImageEncoder::from_folder(dir.path()) {
-            // What opens, encodes (at a size this test can afford: a fuzzed input size
-            // may ask for 4096 px).
-            Ok(encoder) if encoder.preprocessing().size <= 128 => {
-                let images = [tch::Tensor::ones([3, 8, 8], tch::kind::FLOAT_CPU)];
-                let _ = encoder.encode(&images);
-            }
-            Ok(_) => {}
-            Err(e) => {
-                let message = e.to_string();
-                prop_assert!(
-                    message.contains(&*dir.path().to_string_lossy()),
-                    "the error names no file of the folder: {message}"
-                );
-            }
+        if let Err(e) = open_and_use(dir.path()) {
+            let message = e.to_string();
+            prop_assert!(
+                message.contains(&*dir.path().to_string_lossy()),
+                "the error names no file of the folder: {message}"
+            );
         }
         Ok(())
     });
