@@ -21,7 +21,17 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/image-encoders")
 }
 
-/// The float32 tensors of the safetensors file `path`, by name.
+fn to_tensor(name: &str, view: &safetensors::tensor::TensorView) -> Tensor {
+    let shape: Vec<i64> = view.shape().iter().map(|&d| d as i64).collect();
+    let kind = match view.dtype() {
+        safetensors::Dtype::F32 => tch::Kind::Float,
+        safetensors::Dtype::I64 => tch::Kind::Int64,
+        other => panic!("{name}: {other:?}"),
+    };
+    Tensor::from_data_size(view.data(), &shape, kind)
+}
+
+/// The tensors of the safetensors file `path`, in order of their names.
 fn tensors(path: &Path) -> Vec<(String, Tensor)> {
     let bytes = std::fs::read(path).unwrap();
     let file = SafeTensors::deserialize(&bytes).unwrap();
@@ -29,24 +39,19 @@ fn tensors(path: &Path) -> Vec<(String, Tensor)> {
         .tensors()
         .into_iter()
         .map(|(name, view)| {
-            let shape: Vec<i64> = view.shape().iter().map(|&d| d as i64).collect();
-            let kind = match view.dtype() {
-                safetensors::Dtype::F32 => tch::Kind::Float,
-                safetensors::Dtype::I64 => tch::Kind::Int64,
-                other => panic!("{name}: {other:?}"),
-            };
-            (name, Tensor::from_data_size(view.data(), &shape, kind))
+            let tensor = to_tensor(&name, &view);
+            (name, tensor)
         })
         .collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
 
+/// The tensor `name` of the safetensors file `path`, if it holds one.
 fn tensor(path: &Path, name: &str) -> Option<Tensor> {
-    tensors(path)
-        .into_iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, t)| t)
+    let bytes = std::fs::read(path).unwrap();
+    let file = SafeTensors::deserialize(&bytes).unwrap();
+    file.tensor(name).ok().map(|view| to_tensor(name, &view))
 }
 
 /// The fixture images, `[channels, height, width]` in `[0, 1]`, in order.
