@@ -356,11 +356,7 @@ impl EncoderText {
             )));
         }
         // Image encoders are read by image sources, not here.
-        let names: Vec<&str> = encoders::ENCODERS
-            .iter()
-            .filter(|e| e.kind != EncoderKind::Image)
-            .map(|e| e.name)
-            .collect();
+        let names: Vec<&str> = encoders::text_encoders().map(|e| e.name).collect();
         let encoder = opts.choice("encoder", names[0], &names)?;
         let row = encoders::entry(encoder).map_err(Error::Invalid)?;
         let path = match (row.source, opts.string("encoder_path")?) {

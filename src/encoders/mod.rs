@@ -26,7 +26,7 @@ pub use encoder::{EmbeddingPooling, Encoded, Encoder, EncoderId, local_version};
 pub use table::{
     EFFICIENTNET_LITE_DIM, ENCODERS, EncoderEntry, EncoderKind, EncoderSource, GLOVE, GLOVE_DIM,
     LOCAL, MINILM, MINILM_DIM, MPNET, MPNET_DIM, entry, model_dir, names, package, package_id,
-    text_names,
+    text_encoders, text_names,
 };
 pub use tokenizer::parse_tokenizer;
 

@@ -155,21 +155,21 @@ pub fn entry(name: &str) -> std::result::Result<&'static EncoderEntry, String> {
 
 /// Every encoder's name, comma-separated, for messages.
 pub fn names() -> String {
-    ENCODERS
-        .iter()
-        .map(|e| e.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+    joined(ENCODERS.iter())
 }
 
-/// The names of the encoders of text (not images), comma-separated, for messages.
+/// The encoders of text (not images), in table order.
+pub fn text_encoders() -> impl Iterator<Item = &'static EncoderEntry> {
+    ENCODERS.iter().filter(|e| e.kind != EncoderKind::Image)
+}
+
+/// The names of the encoders of text, comma-separated, for messages.
 pub fn text_names() -> String {
-    ENCODERS
-        .iter()
-        .filter(|e| e.kind != EncoderKind::Image)
-        .map(|e| e.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+    joined(text_encoders())
+}
+
+fn joined(rows: impl Iterator<Item = &'static EncoderEntry>) -> String {
+    rows.map(|e| e.name).collect::<Vec<_>>().join(", ")
 }
 
 /// The package of the encoder called `name`, if there is one.
