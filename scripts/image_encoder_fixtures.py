@@ -99,7 +99,13 @@ def large_images(coarse):
 
 
 def preprocess(image, size, interpolation, crop_pct, mean, std):
-    """drift's documented preprocessing, with the references' own ops."""
+    """drift's documented preprocessing of a timm model, with the references' own ops."""
+    return prepare(image, size, [math.floor(size / crop_pct)], interpolation, mean, std)
+
+
+def prepare(image, size, resize, interpolation, mean, std):
+    """drift's documented preprocessing: `resize` is `[shorter side]` or `[side, side]`
+    (torchvision's `resize` argument), then the centre crop to `size`."""
     x = image.unsqueeze(0)
     if x.shape[1] == 1:
         x = x.expand(1, 3, *x.shape[2:])
@@ -108,7 +114,7 @@ def preprocess(image, size, interpolation, crop_pct, mean, std):
         x = F.interpolate(x, size=(size, size), mode="bilinear", align_corners=False)
     else:
         mode = {"bicubic": TF.InterpolationMode.BICUBIC, "bilinear": TF.InterpolationMode.BILINEAR}[interpolation]
-        x = TF.resize(x, [math.floor(size / crop_pct)], interpolation=mode, antialias=True)
+        x = TF.resize(x, list(resize), interpolation=mode, antialias=True)
         x = TF.center_crop(x, [size, size])
     return TF.normalize(x, list(mean), list(std))
 
@@ -177,6 +183,24 @@ TIMM = {
         (0.485, 0.456, 0.406),
         (0.229, 0.224, 0.225),
     ),
+    "eva02": (
+        "eva02_base_patch14_224",
+        dict(img_size=28, patch_size=7, embed_dim=48, depth=2, num_heads=4, ref_feat_shape=(3, 3), num_classes=10),
+        28,
+        "bicubic",
+        0.9,
+        (0.48145466, 0.4578275, 0.40821073),
+        (0.26862954, 0.26130258, 0.27577711),
+    ),
+    "eva02-fused": (
+        "eva02_small_patch14_224",
+        dict(img_size=28, patch_size=7, embed_dim=48, depth=2, num_heads=4, ref_feat_shape=(4, 4), num_classes=0),
+        28,
+        "bicubic",
+        1.0,
+        (0.48145466, 0.4578275, 0.40821073),
+        (0.26862954, 0.26130258, 0.27577711),
+    ),
 }
 
 
@@ -217,6 +241,76 @@ def save_timm(name, model, out, images):
         # both paths of drift's preprocessing are compared on their own there.
         tensors["pixels"] = pixels.contiguous()
     save_file(tensors, os.path.join(folder, "reference.safetensors"))
+
+
+CLIP_MEAN, CLIP_STD = (0.48145466, 0.4578275, 0.40821073), (0.26862954, 0.26130258, 0.27577711)
+IMAGENET_MEAN, IMAGENET_STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+SMALL = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
+
+
+def transformers_families():
+    """family -> (model, image processor, drift's resize argument, input size, interpolation,
+    mean, std): small random towers in the hub's layout, each processor the hub model's own
+    class with its settings scaled down (CLIPImageProcessor as openai/clip-vit-base-patch32,
+    SiglipImageProcessor as google/siglip-base-patch16-224, BitImageProcessor as
+    facebook/dinov2-small, DINOv3ViTImageProcessor as facebook/dinov3-vits16-pretrain-lvd1689m)."""
+    import transformers as tf
+
+    return {
+        "clip": (
+            tf.CLIPVisionModelWithProjection(
+                tf.CLIPVisionConfig(**SMALL, image_size=32, patch_size=8, projection_dim=24, hidden_act="quick_gelu")
+            ),
+            tf.CLIPImageProcessor(
+                size={"shortest_edge": 36}, crop_size={"height": 32, "width": 32}, resample=3,
+                image_mean=list(CLIP_MEAN), image_std=list(CLIP_STD),
+            ),
+            [36], 32, "bicubic", CLIP_MEAN, CLIP_STD,
+        ),
+        "siglip": (
+            tf.SiglipVisionModel(tf.SiglipVisionConfig(**SMALL, image_size=32, patch_size=8)),
+            tf.SiglipImageProcessor(size={"height": 32, "width": 32}, resample=3, image_mean=[0.5] * 3, image_std=[0.5] * 3),
+            [32, 32], 32, "bicubic", (0.5,) * 3, (0.5,) * 3,
+        ),
+        # Positions trained for 42 px (6 x 6 patches) on 28 px inputs: resized to 4 x 4, as
+        # the hub's 518 px positions are for 224 px inputs.
+        "dinov2": (
+            tf.Dinov2Model(tf.Dinov2Config(**SMALL, image_size=42, patch_size=7)),
+            tf.BitImageProcessor(
+                size={"shortest_edge": 32}, crop_size={"height": 28, "width": 28}, resample=3,
+                image_mean=list(IMAGENET_MEAN), image_std=list(IMAGENET_STD),
+            ),
+            [32], 28, "bicubic", IMAGENET_MEAN, IMAGENET_STD,
+        ),
+        "dinov3": (
+            tf.DINOv3ViTModel(tf.DINOv3ViTConfig(**SMALL, image_size=32, patch_size=8, num_register_tokens=2)),
+            tf.DINOv3ViTImageProcessor(
+                size={"height": 32, "width": 32}, resample=2,
+                image_mean=list(IMAGENET_MEAN), image_std=list(IMAGENET_STD),
+            ),
+            [32, 32], 32, "bilinear", IMAGENET_MEAN, IMAGENET_STD,
+        ),
+    }
+
+
+def save_transformers(name, entry, out, images, seed):
+    model, processor, resize, size, interpolation, mean, std = entry
+    pixels = torch.cat([prepare(i, size, resize, interpolation, mean, std) for i in images])
+    calibrate_and_perturb(model, pixels, seed)
+    folder = os.path.join(out, name)
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    with torch.no_grad():
+        output = model(pixel_values=pixels)
+    # What the head reads: `pooler_output`, projected for a model with a projection (what
+    # CLIP's `get_image_features` returns).
+    features = getattr(output, "image_embeds", None)
+    if features is None:
+        features = output.pooler_output
+    save_file(
+        {"features": features.contiguous(), "pixels": pixels.contiguous()},
+        os.path.join(folder, "reference.safetensors"),
+    )
 
 
 def lite0(out, wheel, emoji_tgz, images):
@@ -304,16 +398,24 @@ def main():
         batch = torch.cat([preprocess(im, size, interpolation, crop_pct, mean, std) for im in images])
         calibrate_and_perturb(model, batch, 2000 + i)
         save_timm(name, model, out, images)
+    torch.manual_seed(3000)
+    families = transformers_families()
+    for i, (name, entry) in enumerate(families.items()):
+        torch.manual_seed(3000 + i)
+        save_transformers(name, entry, out, images, 4000 + i)
     lite0(out, wheel, emoji_tgz, images)
+    import transformers
+
     with open(os.path.join(out, "reference.json"), "w") as f:
         json.dump(
             dict(
                 timm=timm.__version__,
                 torch=torch.__version__,
                 torchvision=torchvision.__version__,
+                transformers=transformers.__version__,
                 safetensors=safetensors.__version__,
                 sizes=SIZES,
-                families=sorted(TIMM),
+                families=sorted(list(TIMM) + list(families)),
             ),
             f,
             indent=1,

@@ -78,10 +78,12 @@ fn families() -> Vec<String> {
 }
 
 #[test]
-fn every_family_matches_timm() {
+fn every_family_matches_timm_or_transformers() {
     let images = images();
     let families = families();
-    assert_eq!(families.len(), 5);
+    // ConvNeXt, EfficientNet-Lite, ResNet, ViT (plain and DINOv2 with registers), EVA02
+    // (separate and fused projections); CLIP, SigLIP, DINOv2, DINOv3.
+    assert_eq!(families.len(), 11);
     for family in families {
         let dir = root().join(&family);
         let reference = dir.join("reference.safetensors");
@@ -94,7 +96,7 @@ fn every_family_matches_timm() {
         let features = encoder.features(&pixels);
         let expected = tensor(&reference, "features").unwrap();
         let worst = largest_difference(&features, &expected);
-        eprintln!("{family}: features within {worst:e} of timm's");
+        eprintln!("{family}: features within {worst:e} of the reference's");
         assert!(worst <= TOL, "{family}: features differ by {worst:e}");
         assert_eq!(encoder.id().dim as i64, expected.size()[1], "{family}");
         // `encode` is the same computation, batched from the images.
@@ -181,8 +183,15 @@ fn packaged_efficientnet_lite1_and_lite2_load_and_agree_with_lite0_on_emoji() {
 /// A copy of the fixture folder `family` with `edit` applied, in a temporary folder.
 fn edited(family: &str, edit: impl FnOnce(&Path)) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    for file in ["config.json", "model.safetensors"] {
-        std::fs::copy(root().join(family).join(file), dir.path().join(file)).unwrap();
+    for file in [
+        "config.json",
+        "model.safetensors",
+        "preprocessor_config.json",
+    ] {
+        let from = root().join(family).join(file);
+        if from.exists() {
+            std::fs::copy(from, dir.path().join(file)).unwrap();
+        }
     }
     edit(dir.path());
     dir
@@ -243,7 +252,7 @@ fn bad_folders_are_named() {
     let error = open_error(dir.path());
     assert!(
         error.contains("architecture \"swin_tiny_patch4_window7_224\" is not supported")
-            && error.contains("vit_*, convnext_*, resnet<depth>"),
+            && error.contains("vit_*, eva02_*, convnext_*, resnet<depth>"),
         "{error}"
     );
     let dir = edited("vit", |d| {
@@ -289,6 +298,64 @@ fn bad_folders_are_named() {
 }
 
 #[test]
+fn bad_transformers_folders_are_named() {
+    let dir = edited("siglip", |d| {
+        edit_config(d, |c| c["model_type"] = "swinv2".into())
+    });
+    let error = open_error(dir.path());
+    assert!(
+        error.contains(
+            "config.json: model_type \"swinv2\" is not supported (supported: clip, \
+             clip_vision_model, siglip, siglip_vision_model, dinov2, dinov3_vit)"
+        ),
+        "{error}"
+    );
+    let dir = edited("clip", |d| {
+        std::fs::remove_file(d.join("preprocessor_config.json")).unwrap()
+    });
+    let error = open_error(dir.path());
+    assert!(error.contains("preprocessor_config.json"), "{error}");
+    let dir = edited("dinov3", |d| {
+        let path = d.join("preprocessor_config.json");
+        let mut processor: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        processor["resample"] = 1.into();
+        std::fs::write(&path, processor.to_string()).unwrap();
+    });
+    let error = open_error(dir.path());
+    assert!(
+        error.contains(
+            "preprocessor_config.json: resample 1 is not supported (supported: 2 \
+             bilinear, 3 bicubic)"
+        ),
+        "{error}"
+    );
+    let dir = edited("clip", |d| {
+        rewrite_weights(
+            d,
+            "vision_model.embeddings.position_embedding.weight",
+            Some(&[9, 32]),
+        )
+    });
+    let error = open_error(dir.path());
+    assert!(
+        error.contains(
+            "vision_model.embeddings.position_embedding.weight: [9, 32], expected 17 \
+             positions"
+        ),
+        "{error}"
+    );
+    let dir = edited("dinov2", |d| {
+        rewrite_weights(d, "encoder.layer.1.attention.attention.key.weight", None)
+    });
+    let error = open_error(dir.path());
+    assert!(
+        error.contains("encoder.layer.1.attention.attention.key.weight: missing"),
+        "{error}"
+    );
+}
+
+#[test]
 fn an_image_that_is_not_one_or_three_channels_is_named_by_its_index() {
     let encoder = ImageEncoder::from_folder(&root().join("vit")).unwrap();
     let images = [
@@ -301,12 +368,12 @@ fn an_image_that_is_not_one_or_three_channels_is_named_by_its_index() {
 
 #[test]
 fn every_family_computes_at_its_smallest_input_size_and_refuses_below_it() {
+    // The convolutional families: a transformer's input size is fixed by its patches.
     for family in families() {
-        let arch = if family.starts_with("vit") {
+        if !["convnext", "efficientnet-lite", "resnet"].contains(&family.as_str()) {
             continue;
-        } else {
-            &family
-        };
+        }
+        let arch = &family;
         let images = [Tensor::ones([3, 5, 7], tch::kind::FLOAT_CPU)];
         for size in [1, 31, 32, 33] {
             let dir = edited(arch, |d| {

@@ -283,11 +283,16 @@ impl Params<'_> {
         self.tensors.shape(&key[self.base..])
     }
 
+    /// The name in the file of `name` under this path (for messages).
+    pub fn name(&self, name: &str) -> String {
+        let here = self.path.path("_");
+        format!("{}{name}", &here[self.base..here.len() - 1])
+    }
+
     /// The shape of `name` under this path, which must have `rank` dimensions; else an
     /// error naming it by its path in the file.
     pub fn shape_of(&self, name: &str, rank: usize) -> std::result::Result<Vec<i64>, String> {
-        let here = self.path.path("_");
-        let key = format!("{}{name}", &here[self.base..here.len() - 1]);
+        let key = self.name(name);
         match self.shape(name) {
             Some(shape) if shape.len() == rank => Ok(shape),
             Some(shape) => Err(format!(

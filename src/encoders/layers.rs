@@ -112,6 +112,8 @@ pub enum Activation {
     Relu,
     /// `silu` / `swish`.
     Silu,
+    /// `quick_gelu`: `x * sigmoid(1.702 x)`, CLIP's.
+    QuickGelu,
 }
 
 impl Activation {
@@ -122,10 +124,11 @@ impl Activation {
             "gelu_new" | "gelu_pytorch_tanh" => Activation::GeluTanh,
             "relu" => Activation::Relu,
             "silu" | "swish" => Activation::Silu,
+            "quick_gelu" => Activation::QuickGelu,
             other => {
                 return Err(format!(
                     "activation {other:?} is not supported (supported: gelu, gelu_new, \
-                     gelu_pytorch_tanh, relu, silu, swish)"
+                     gelu_pytorch_tanh, quick_gelu, relu, silu, swish)"
                 ));
             }
         })
@@ -138,6 +141,7 @@ impl Activation {
             Activation::GeluTanh => x.gelu("tanh"),
             Activation::Relu => x.relu(),
             Activation::Silu => x.silu(),
+            Activation::QuickGelu => x * (x * 1.702).sigmoid(),
         }
     }
 }

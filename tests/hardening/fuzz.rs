@@ -514,23 +514,53 @@ fn hub_model_folders() {
 #[cfg(feature = "torch")]
 #[test]
 fn timm_image_folders() {
-    let families = ["vit-dinov2-reg", "resnet", "efficientnet-lite", "convnext"];
+    let families = [
+        "vit-dinov2-reg",
+        "eva02",
+        "resnet",
+        "efficientnet-lite",
+        "convnext",
+    ];
+    let files = ["config.json", "model.safetensors"];
     fuzz_folders(
         "timm image folders",
         "image-encoders",
         &families,
-        &["config.json", "model.safetensors"],
-        |dir| {
-            let encoder = drift::encoders::image::ImageEncoder::from_folder(dir)?;
-            // What opens, encodes (at a size this test can afford: a fuzzed input size may
-            // ask for 4096 px).
-            if encoder.preprocessing().size <= 128 {
-                let images = [tch::Tensor::ones([3, 8, 8], tch::kind::FLOAT_CPU)];
-                let _ = encoder.encode(&images);
-            }
-            Ok(())
-        },
+        &files,
+        open_image_folder,
     );
+}
+
+/// transformers image folders (`config.json`, `model.safetensors`,
+/// `preprocessor_config.json`), as for timm's.
+#[cfg(feature = "torch")]
+#[test]
+fn transformers_image_folders() {
+    let families = ["clip", "siglip", "dinov2", "dinov3"];
+    let files = [
+        "config.json",
+        "model.safetensors",
+        "preprocessor_config.json",
+    ];
+    fuzz_folders(
+        "transformers image folders",
+        "image-encoders",
+        &families,
+        &files,
+        open_image_folder,
+    );
+}
+
+#[cfg(feature = "torch")]
+fn open_image_folder(dir: &Path) -> drift::Result<()> {
+    let encoder = drift::encoders::image::ImageEncoder::from_folder(dir)?;
+    // What opens, encodes (at a size this test can afford: a fuzzed input size may ask for
+    // 4096 px).
+    if encoder.preprocessing().size <= 128 {
+        let images = [tch::Tensor::ones([3, 8, 8], tch::kind::FLOAT_CPU)];
+        let _ = encoder.encode(&images);
+    }
+    Ok(())
 }
 
 /// Fuzzes model folders: the fixture folders `models` under `tests/fixtures/<fixtures>`,

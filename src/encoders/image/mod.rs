@@ -1,243 +1,72 @@
 //! Pretrained image encoders on libtorch: images in, one pooled feature per image out, as
 //! the reference's head reads it (timm's `forward_head(forward_features(x),
-//! pre_logits=True)`), for the seed paper's frozen-backbone question.
+//! pre_logits=True)`, transformers' `pooler_output`), for the seed paper's frozen-backbone
+//! question.
 //!
-//! One file per family, each timm's model of that name:
+//! One file per family, each its reference's model of that name:
 //!
-//! | timm `architecture` | file | what is particular |
+//! | folder names | file | what is particular |
 //! |---|---|---|
-//! | `vit_*` (ViT-S/16, MAE, DINOv2 with or without registers) | [`vit`] | class and register tokens, layer scale, token or average pooling |
-//! | `convnext_*` | [`convnext`] | depthwise 7x7, channel LayerNorm, layer scale |
-//! | `resnet18` .. `resnet152` | [`resnet`] | basic or bottleneck blocks, ResNet-50 v1.5 |
-//! | `tf_efficientnet_lite*`, `efficientnet_lite*` | [`efficientnet_lite`] | TensorFlow's "same" padding, ReLU6 |
+//! | timm `vit_*` (ViT-S/16, MAE, DINOv2 with or without registers) | [`vit`] | class and register tokens, layer scale, token or average pooling |
+//! | timm `eva02_*` | [`eva`] | rotary positions, SwiGLU with sub-LN |
+//! | timm `convnext_*` | [`convnext`] | depthwise 7x7, channel LayerNorm, layer scale |
+//! | timm `resnet18` .. `resnet152` | [`resnet`] | basic or bottleneck blocks, ResNet-50 v1.5 |
+//! | timm `tf_efficientnet_lite*`, `efficientnet_lite*` | [`efficientnet_lite`] | TensorFlow's "same" padding, ReLU6 |
+//! | transformers `clip`, `clip_vision_model` | [`clip`] | pre-LN, quick GELU, projection |
+//! | transformers `siglip`, `siglip_vision_model` | [`siglip`] | no class token, attention-pooling head |
+//! | transformers `dinov2` | [`dinov2`] | positions resized to the input's grid, layer scale |
+//! | transformers `dinov3_vit` | [`dinov3`] | rotary positions, registers |
 //!
-//! A folder is what timm's `save_for_hf` writes and the hub serves: `config.json`
-//! (`architecture`, `model_args`, `global_pool`, and `pretrained_cfg` with the input
-//! size, interpolation, crop and normalisation) and `model.safetensors` under timm's
-//! names. [`ARCHITECTURES`] is the table: the `architecture` picks a row. Depths and widths
-//! are read off the weights, so every size of a family loads the same way. The packaged
+//! A folder is what its reference saves ([`config`]): timm's `save_for_hf` (`config.json`
+//! with `architecture` and `pretrained_cfg`, `model.safetensors` under timm's names) or
+//! transformers' `save_pretrained` (`config.json` with `model_type`, `model.safetensors`,
+//! `preprocessor_config.json`). [`ARCHITECTURES`] is the table: the name picks a row.
+//! Depths and widths are read off the weights, so every size of a family loads the same
+//! way; the vision transformers share one block ([`transformer`]). The packaged
 //! EfficientNet-Lite0/1/2 are efficientnet_pytorch state dicts in a PyTorch pickle
 //! ([`packaged`]), renamed onto timm's names.
 //!
 //! This module owns the path from images to features around the family's forward pass:
 //! preprocessing ([`preprocess`]), batching ([`BATCH`] images, in order, so the same
 //! inputs and thread count give the same bytes) and `tch::no_grad`. Each family is checked
-//! against timm on a small random model of its own, and the packaged Lite0 against timm's
-//! `tf_efficientnet_lite0` and ImageNet classes (`tests/image_encoders.rs`, fixtures by
-//! `scripts/image_encoder_fixtures.py`).
+//! against timm or transformers on a small random model of its own, and the packaged Lite0
+//! against timm's `tf_efficientnet_lite0` and ImageNet classes
+//! (`tests/image_encoders.rs`, fixtures by `scripts/image_encoder_fixtures.py`).
 
+mod architecture;
+pub mod clip;
+pub mod config;
 mod conv;
 pub mod convnext;
+pub mod dinov2;
+pub mod dinov3;
 pub mod efficientnet_lite;
+pub mod eva;
 mod model;
 pub mod packaged;
 pub mod preprocess;
 pub mod resnet;
+pub mod siglip;
+mod transformer;
 pub mod vit;
 
+pub use architecture::{ARCHITECTURES, ImageArchitecture, architecture};
+pub use config::{ImageConfig, Layout};
 pub use model::ImageModel;
-pub use preprocess::{Interpolation, Preprocess};
+pub use preprocess::{Interpolation, Preprocess, Resize};
 
 use std::path::Path;
 use std::sync::Mutex;
 
-use serde::Deserialize;
 use tch::{Device, Kind, Tensor, nn};
 
 use super::encoder::{EncoderId, local_version};
-use super::hub::{Groups, HubTensors, Params};
+use super::hub::{Groups, HubTensors};
 use crate::checksum::sha256_hex;
 use crate::{Error, Result};
 
 /// Images per forward pass.
 pub const BATCH: usize = 32;
-
-/// timm's `config.json`, the fields drift reads.
-#[derive(Clone, Debug, Deserialize)]
-pub struct TimmConfig {
-    /// timm's model name (`vit_small_patch16_224`, `resnet50`, ...).
-    pub architecture: String,
-    /// The feature pooling (`token`, `avg`, `map`, ...), when not the family's default.
-    #[serde(default)]
-    pub global_pool: Option<String>,
-    /// Keyword arguments the model was built with (`num_heads`, ...).
-    #[serde(default)]
-    pub model_args: serde_json::Map<String, serde_json::Value>,
-    /// How the model's inputs are prepared.
-    pub pretrained_cfg: PretrainedCfg,
-}
-
-/// timm's `pretrained_cfg`, the fields of preprocessing.
-#[derive(Clone, Debug, Deserialize)]
-pub struct PretrainedCfg {
-    /// `[channels, height, width]`.
-    pub input_size: [i64; 3],
-    /// `bicubic` or `bilinear`.
-    pub interpolation: String,
-    /// The share of the resized image the centre crop keeps.
-    pub crop_pct: f64,
-    /// Per-channel mean.
-    pub mean: [f64; 3],
-    /// Per-channel standard deviation.
-    pub std: [f64; 3],
-}
-
-impl TimmConfig {
-    /// Parses and checks `bytes`.
-    pub fn parse(bytes: &[u8]) -> std::result::Result<TimmConfig, String> {
-        let config: TimmConfig = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
-        config.preprocess()?;
-        Ok(config)
-    }
-
-    /// The preprocessing `pretrained_cfg` gives.
-    pub fn preprocess(&self) -> std::result::Result<Preprocess, String> {
-        let cfg = &self.pretrained_cfg;
-        let [channels, h, w] = cfg.input_size;
-        if channels != 3 || h != w {
-            return Err(format!(
-                "pretrained_cfg.input_size {:?}: only square three-channel inputs are read",
-                cfg.input_size
-            ));
-        }
-        let preprocess = Preprocess {
-            size: h,
-            interpolation: Interpolation::from_name(&cfg.interpolation)
-                .map_err(|e| format!("pretrained_cfg.{e}"))?,
-            crop_pct: cfg.crop_pct,
-            mean: cfg.mean,
-            std: cfg.std,
-        };
-        preprocess
-            .check()
-            .map_err(|e| format!("pretrained_cfg: {e}"))?;
-        Ok(preprocess)
-    }
-
-    /// `model_args.<key>` as an integer.
-    fn arg(&self, key: &str) -> Option<i64> {
-        self.model_args.get(key)?.as_i64()
-    }
-}
-
-/// One row of [`ARCHITECTURES`].
-pub struct ImageArchitecture {
-    /// The family, as papers name it.
-    pub family: &'static str,
-    /// The timm names it reads, as a pattern for messages.
-    pub names: &'static str,
-    /// The smallest input it computes on (convolutions without padding shrink the map).
-    pub min_size: i64,
-    matches: fn(&str) -> bool,
-    declare: Declare,
-}
-
-/// Declares a family's model under the parameters, from its configuration.
-type Declare = fn(&Params, &TimmConfig) -> std::result::Result<Box<dyn ImageModel>, String>;
-
-fn is_resnet(name: &str) -> bool {
-    name.strip_prefix("resnet")
-        .is_some_and(|depth| !depth.is_empty() && depth.bytes().all(|b| b.is_ascii_digit()))
-}
-
-fn is_efficientnet_lite(name: &str) -> bool {
-    let base = name.strip_prefix("tf_").unwrap_or(name);
-    base.strip_prefix("efficientnet_lite")
-        .is_some_and(|n| n.len() == 1 && n.as_bytes()[0].is_ascii_digit())
-}
-
-fn declare_vit(
-    p: &Params,
-    config: &TimmConfig,
-) -> std::result::Result<Box<dyn ImageModel>, String> {
-    let heads = config
-        .arg("num_heads")
-        .or_else(|| vit::heads_by_name(&config.architecture))
-        .ok_or_else(|| {
-            format!(
-                "{}: the number of heads is not in model_args.num_heads nor in the name",
-                config.architecture
-            )
-        })?;
-    let pool = match config.global_pool.as_deref().unwrap_or("token") {
-        "token" => vit::Pool::Token,
-        "avg" => vit::Pool::Average,
-        other => {
-            return Err(format!(
-                "global_pool {other:?} is not supported for a ViT (supported: token, avg)"
-            ));
-        }
-    };
-    let size = config.pretrained_cfg.input_size;
-    Ok(Box::new(vit::declare(p, heads, pool, size[1], size[2])?))
-}
-
-fn declare_convnext(
-    p: &Params,
-    _: &TimmConfig,
-) -> std::result::Result<Box<dyn ImageModel>, String> {
-    Ok(Box::new(convnext::declare(p)?))
-}
-
-fn declare_resnet(p: &Params, _: &TimmConfig) -> std::result::Result<Box<dyn ImageModel>, String> {
-    Ok(Box::new(resnet::declare(p)?))
-}
-
-fn declare_efficientnet_lite(
-    p: &Params,
-    config: &TimmConfig,
-) -> std::result::Result<Box<dyn ImageModel>, String> {
-    Ok(Box::new(efficientnet_lite::declare(
-        p,
-        &config.architecture,
-    )?))
-}
-
-/// Every image architecture drift reads, by timm name.
-pub const ARCHITECTURES: &[ImageArchitecture] = &[
-    ImageArchitecture {
-        family: "ViT",
-        min_size: 1,
-        names: "vit_*",
-        matches: |name| name.starts_with("vit_"),
-        declare: declare_vit,
-    },
-    ImageArchitecture {
-        family: "ConvNeXt",
-        min_size: 32,
-        names: "convnext_*",
-        matches: |name| name.starts_with("convnext_"),
-        declare: declare_convnext,
-    },
-    ImageArchitecture {
-        family: "ResNet",
-        min_size: 1,
-        names: "resnet<depth>",
-        matches: is_resnet,
-        declare: declare_resnet,
-    },
-    ImageArchitecture {
-        family: "EfficientNet-Lite",
-        min_size: 1,
-        names: "tf_efficientnet_lite<n>, efficientnet_lite<n>",
-        matches: is_efficientnet_lite,
-        declare: declare_efficientnet_lite,
-    },
-];
-
-/// The row of timm's `name`, or an error listing the supported ones.
-pub fn architecture(name: &str) -> std::result::Result<&'static ImageArchitecture, String> {
-    ARCHITECTURES
-        .iter()
-        .find(|a| (a.matches)(name))
-        .ok_or_else(|| {
-            let known: Vec<&str> = ARCHITECTURES.iter().map(|a| a.names).collect();
-            format!(
-                "architecture {name:?} is not supported (supported: {})",
-                known.join(", ")
-            )
-        })
-}
 
 /// The model and the variables it reads.
 struct Loaded {
@@ -256,8 +85,10 @@ pub struct ImageEncoder {
 }
 
 impl ImageEncoder {
-    /// The timm folder `dir`: `config.json` and `model.safetensors`. Its identity is
-    /// `local`, with the architecture in its version and the SHA-256 of
+    /// The folder `dir` as timm or transformers saves a model: `config.json` and
+    /// `model.safetensors`, and for transformers `preprocessor_config.json` (a
+    /// `config.json` with `model_type` is transformers', one with `architecture` timm's).
+    /// Its identity is `local`, with the architecture in its version and the SHA-256 of
     /// `model.safetensors`.
     pub fn from_folder(dir: &Path) -> Result<ImageEncoder> {
         let read = |file: &str| -> Result<Vec<u8>> {
@@ -266,8 +97,21 @@ impl ImageEncoder {
         };
         let (config, weights) = (read("config.json")?, read("model.safetensors")?);
         let config_name = dir.join("config.json").display().to_string();
-        let parsed = TimmConfig::parse(&config)
-            .map_err(|e| Error::Invalid(format!("{config_name}: {e}")))?;
+        let transformers = serde_json::from_slice::<serde_json::Value>(&config)
+            .is_ok_and(|v| v.get("model_type").is_some());
+        let parsed = if transformers {
+            let processor = read("preprocessor_config.json")?;
+            ImageConfig::transformers(&config, &processor).map_err(|e| {
+                let (file, e) = match e.split_once(": ") {
+                    Some(("preprocessor", rest)) => ("preprocessor_config.json", rest),
+                    Some(("config", rest)) => ("config.json", rest),
+                    _ => ("config.json", e.as_str()),
+                };
+                Error::Invalid(format!("{}: {e}", dir.join(file).display()))
+            })?
+        } else {
+            ImageConfig::timm(&config).map_err(|e| Error::Invalid(format!("{config_name}: {e}")))?
+        };
         let id = EncoderId {
             name: super::table::LOCAL.into(),
             package: dir.display().to_string(),
@@ -283,7 +127,7 @@ impl ImageEncoder {
     /// data cache `cache` (fetched by `drift data fetch NAME`).
     pub fn from_package(name: &str, cache: &Path) -> Result<ImageEncoder> {
         let package = packaged::open(name, cache)?;
-        let config = TimmConfig::parse(package.config.as_bytes())
+        let config = ImageConfig::timm(package.config.as_bytes())
             .map_err(|e| Error::Invalid(format!("{name}: {e}")))?;
         ImageEncoder::new(package.id, name, config, &package.weights, &package.origin)
     }
@@ -299,19 +143,16 @@ impl ImageEncoder {
     fn new(
         mut id: EncoderId,
         config_name: &str,
-        config: TimmConfig,
+        config: ImageConfig,
         weights: &[u8],
         weights_name: &str,
     ) -> Result<ImageEncoder> {
-        let architecture = architecture(&config.architecture)
+        let architecture = architecture(&config.architecture, config.layout)
             .map_err(|e| Error::Invalid(format!("{config_name}: {e}")))?;
-        let preprocess = config
-            .preprocess()
-            .map_err(|e| Error::Invalid(format!("{config_name}: {e}")))?;
+        let preprocess = config.preprocess.clone();
         if preprocess.size < architecture.min_size {
             return Err(Error::Invalid(format!(
-                "{config_name}: pretrained_cfg.input_size {0}x{0} is below the {1}x{1} a {2} \
-                 computes on",
+                "{config_name}: the input size {0}x{0} is below the {1}x{1} a {2} computes on",
                 preprocess.size, architecture.min_size, architecture.family
             )));
         }
@@ -322,7 +163,8 @@ impl ImageEncoder {
             decay: 0,
             no_decay: 0,
         };
-        let model = (architecture.declare)(&tensors.root_at(vs.root(), groups), &config)
+        let model = architecture
+            .declare(&tensors.root_at(vs.root(), groups), &config)
             .map_err(|e| Error::Invalid(format!("{weights_name}: {e}")))?;
         tensors.finish()?;
         vs.freeze();

@@ -7,11 +7,12 @@
 //!    upsampled bilinearly straight to the input size, as the seed paper upsamples its
 //!    32x32 images to 224 (`F.interpolate(mode="bilinear", align_corners=False)`), with
 //!    no crop: a crop would cut a quarter of a 32-pixel image away;
-//! 3. any other is resized, its shorter side to `floor(size / crop_pct)` and the longer in
-//!    proportion (truncated, as torchvision computes it), with the model's interpolation
-//!    (bicubic or bilinear, antialiased as torchvision's `antialias=True` does when it
-//!    shrinks), then cropped to `size` x `size` about the centre (the offset rounded half
-//!    to even, as torchvision's `center_crop` rounds);
+//! 3. any other is resized ([`Resize`]: its shorter side to a length and the longer in
+//!    proportion, truncated as torchvision computes it, as timm and transformers'
+//!    `shortest_edge` do; or straight to a square, as SigLIP's and DINOv3's processors do)
+//!    with the model's interpolation (bicubic or bilinear, antialiased as torchvision's
+//!    `antialias=True` does when it shrinks), then cropped to `size` x `size` about the
+//!    centre (the offset rounded half to even, as torchvision's `center_crop` rounds);
 //! 4. each channel is normalised with the model's mean and standard deviation.
 //!
 //! Values are float32 in `[0, 1]` before, channels R, G, B. The steps are libtorch's own
@@ -45,15 +46,35 @@ impl Interpolation {
     }
 }
 
+/// How an image is resized before the centre crop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Resize {
+    /// The shorter side to this length, the longer in proportion (timm's
+    /// `floor(size / crop_pct)`, transformers' `shortest_edge`).
+    ShorterSide(i64),
+    /// Both sides to this length.
+    Square(i64),
+}
+
+impl Resize {
+    /// The side the crop is cut from (the shorter one for [`Resize::ShorterSide`]).
+    fn length(self) -> i64 {
+        match self {
+            Resize::ShorterSide(n) | Resize::Square(n) => n,
+        }
+    }
+}
+
 /// What preparing an image for one encoder takes; part of an image cache's key.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Preprocess {
     /// Height and width of the model's input.
     pub size: i64,
+    /// How an image at least as large as the input is resized before the crop.
+    pub resize: Resize,
     /// The resize's interpolation.
     pub interpolation: Interpolation,
-    /// The share of the resized image the crop keeps, in `(0, 1]`.
-    pub crop_pct: f64,
     /// Per channel, subtracted.
     pub mean: [f64; 3],
     /// Per channel, divided by.
@@ -66,8 +87,12 @@ impl Preprocess {
         if !(1..=4096).contains(&self.size) {
             return Err(format!("input size {} is outside 1..=4096", self.size));
         }
-        if !(self.crop_pct > 0.0 && self.crop_pct <= 1.0) {
-            return Err(format!("crop_pct {} is outside (0, 1]", self.crop_pct));
+        let length = self.resize.length();
+        if !(self.size..=8192).contains(&length) {
+            return Err(format!(
+                "resize to {length} is outside {}..=8192 (at least the crop)",
+                self.size
+            ));
         }
         if self.std.iter().any(|s| !(s.is_finite() && *s > 0.0))
             || self.mean.iter().any(|m| !m.is_finite())
@@ -99,7 +124,10 @@ impl Preprocess {
         let x = if h < s && w < s {
             x.upsample_bilinear2d([s, s], false, None, None)
         } else {
-            let (rh, rw) = resized(h, w, (s as f64 / self.crop_pct).floor() as i64);
+            let (rh, rw) = match self.resize {
+                Resize::ShorterSide(short) => resized(h, w, short),
+                Resize::Square(side) => (side, side),
+            };
             let x = if (rh, rw) == (h, w) {
                 x
             } else {

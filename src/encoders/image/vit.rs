@@ -15,61 +15,11 @@ use tch::{Kind, Tensor};
 
 use super::conv::{Conv2d, ConvSize, Padding};
 use super::model::ImageModel;
+use super::transformer::{Block, FeedForward, Projections, RopeGrid, RopeKind, linear};
 use crate::encoders::hub::Params;
-use crate::encoders::layers::{LayerNorm, Linear};
+use crate::encoders::layers::{Activation, LayerNorm, Linear};
 
 const EPS: f64 = 1e-6;
-
-#[derive(Debug)]
-struct Block {
-    norm1: LayerNorm,
-    qkv: Linear,
-    proj: Linear,
-    ls1: Option<Tensor>,
-    norm2: LayerNorm,
-    fc1: Linear,
-    fc2: Linear,
-    ls2: Option<Tensor>,
-    heads: i64,
-}
-
-fn scale(x: Tensor, gamma: &Option<Tensor>) -> Tensor {
-    match gamma {
-        Some(g) => x * g,
-        None => x,
-    }
-}
-
-impl Block {
-    fn attention(&self, x: &Tensor) -> Tensor {
-        let (b, n, d) = x.size3().expect("[B, N, D]");
-        let qkv = self
-            .qkv
-            .forward(x)
-            .reshape([b, n, 3, self.heads, d / self.heads])
-            .permute([2, 0, 3, 1, 4]);
-        let (q, k, v) = (qkv.get(0), qkv.get(1), qkv.get(2));
-        let y = Tensor::scaled_dot_product_attention(
-            &q,
-            &k,
-            &v,
-            None::<&Tensor>,
-            0.0,
-            false,
-            None,
-            false,
-        );
-        self.proj.forward(&y.transpose(1, 2).reshape([b, n, d]))
-    }
-
-    fn forward(&self, x: &Tensor) -> Tensor {
-        let x = x + scale(self.attention(&self.norm1.forward(x)), &self.ls1);
-        let y = self
-            .fc2
-            .forward(&self.fc1.forward(&self.norm2.forward(&x)).gelu("none"));
-        &x + scale(y, &self.ls2)
-    }
-}
 
 /// How the feature is read off the last states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +45,7 @@ pub struct TimmVit {
     fc_norm: Option<LayerNorm>,
     pool: Pool,
     head: Option<Linear>,
+    rope: Option<RopeGrid>,
     dim: i64,
 }
 
@@ -120,6 +71,52 @@ pub fn declare(
     pool: Pool,
     height: i64,
     width: i64,
+) -> Result<TimmVit, String> {
+    declare_with(p, pool, [height, width], heads, None, |b, dim| {
+        block(b, dim, heads)
+    })
+}
+
+/// One of timm's ViT blocks under `b`.
+fn block(b: &Params, dim: i64, heads: i64) -> Result<Block, String> {
+    let gamma = |name: &str| {
+        b.has(&format!("{name}.gamma"))
+            .then(|| (b / name).tensor("gamma", &[dim]))
+    };
+    let fc1 = linear(&(b / "mlp" / "fc1"), dim)?;
+    let hidden = b.shape_of("mlp.fc1.weight", 2)?[0];
+    Ok(Block {
+        norm1: LayerNorm::new(b / "norm1", dim, EPS),
+        projections: Projections::Fused(Linear::with_bias(
+            b / "attn" / "qkv",
+            dim,
+            3 * dim,
+            b.has("attn.qkv.bias"),
+        )),
+        inner_norm: None,
+        out: Linear::new(b / "attn" / "proj", dim, dim),
+        ls1: gamma("ls1"),
+        norm2: LayerNorm::new(b / "norm2", dim, EPS),
+        mlp: FeedForward::Plain {
+            fc1,
+            act: Activation::Gelu,
+            norm: None,
+            fc2: Linear::new(b / "mlp" / "fc2", hidden, dim),
+        },
+        ls2: gamma("ls2"),
+        heads,
+    })
+}
+
+/// Declares a timm ViT whose blocks `block(blocks.<i>, width)` declares (EVA02's differ),
+/// with rotary positions of `rope` (patch grid and head width filled in here) when given.
+pub fn declare_with(
+    p: &Params,
+    pool: Pool,
+    [height, width]: [i64; 2],
+    heads: i64,
+    rope: Option<RopeKind>,
+    block: impl Fn(&Params, i64) -> Result<Block, String>,
 ) -> Result<TimmVit, String> {
     let patch_shape = p.shape_of("patch_embed.proj.weight", 4)?;
     let (dim, size) = (patch_shape[0], patch_shape[2]);
@@ -166,29 +163,8 @@ pub fn declare(
         .has("norm_pre.weight")
         .then(|| LayerNorm::new(p / "norm_pre", dim, EPS));
     let mut blocks = Vec::new();
-    let mut i = 0;
-    while p.has(&format!("blocks.{i}.norm1.weight")) {
-        let b = p / "blocks" / i;
-        let hidden = match b.shape("mlp.fc1.weight") {
-            Some(s) if s.len() == 2 => s[0],
-            _ => return Err(format!("blocks.{i}.mlp.fc1.weight: missing")),
-        };
-        blocks.push(Block {
-            norm1: LayerNorm::new(&b / "norm1", dim, EPS),
-            qkv: Linear::with_bias(&b / "attn" / "qkv", dim, 3 * dim, b.has("attn.qkv.bias")),
-            proj: Linear::new(&b / "attn" / "proj", dim, dim),
-            ls1: b
-                .has("ls1.gamma")
-                .then(|| (&b / "ls1").tensor("gamma", &[dim])),
-            norm2: LayerNorm::new(&b / "norm2", dim, EPS),
-            fc1: Linear::new(&b / "mlp" / "fc1", dim, hidden),
-            fc2: Linear::new(&b / "mlp" / "fc2", hidden, dim),
-            ls2: b
-                .has("ls2.gamma")
-                .then(|| (&b / "ls2").tensor("gamma", &[dim])),
-            heads,
-        });
-        i += 1;
+    while p.has(&format!("blocks.{}.norm1.weight", blocks.len())) {
+        blocks.push(block(&(p / "blocks" / blocks.len()), dim)?);
     }
     if blocks.is_empty() {
         return Err("blocks.0.norm1.weight: missing".into());
@@ -215,6 +191,12 @@ pub fn declare(
         fc_norm,
         pool,
         head,
+        rope: rope.map(|kind| RopeGrid {
+            height: height / size,
+            width: width / size,
+            head_dim: dim / heads,
+            kind,
+        }),
         dim,
     })
 }
@@ -246,8 +228,9 @@ impl ImageModel for TimmVit {
             Some(n) => n.forward(&x),
             None => x,
         };
+        let rope = self.rope.map(|r| r.table(pixels.device()));
         for block in &self.blocks {
-            x = block.forward(&x);
+            x = block.forward(&x, rope.as_ref());
         }
         let x = match &self.norm {
             Some(n) => n.forward(&x),
