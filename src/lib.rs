@@ -17,8 +17,9 @@
 //!    training regimes).
 //! 1. [`data`]: time-stamped rows (synthetic generators, registry corpora, the paper's
 //!    formats) with a source identity.
-//! 2. [`encoders`] and [`text`]: text becomes model input: hashed words, tokenizer ids,
-//!    or a frozen pretrained encoder's cached token states or pooled embeddings.
+//! 2. [`encoders`], [`image`] and [`text`]: images and text become model input: a frozen
+//!    image encoder's cached features; hashed words, tokenizer ids, or a frozen text
+//!    encoder's cached token states or pooled embeddings.
 //! 3. [`models`] and [`train`]: the model registry and one fresh model per cutoff
 //!    (libtorch); [`eval`] scores every checkpoint on every slice.
 //! 4. [`matrix`]: the K×K drift matrix of one model, one grid per seed.
@@ -81,6 +82,7 @@ mod error;
 pub mod eval;
 pub mod files;
 pub mod format;
+pub mod image;
 pub mod matrix;
 pub mod metrics;
 pub mod models;

@@ -41,19 +41,11 @@ use rand_core::Rng;
 
 use crate::checksum::sha256_hex;
 use crate::data::{self, DataOptions, DataSource, DataSpec, Dataset, Inputs, SourceOptions};
-use crate::encoders::cache::{self, Cache, CacheSpec, CachedInput};
+pub use crate::encoders::cache::Encoding;
+use crate::encoders::cache::{self, Cache, CacheSpec, CachedInput, ENCODED_ON, encoded_identity};
 use crate::encoders::{self, EmbeddingPooling, EncoderKind, EncoderSource, LOCAL};
 use crate::slices::stream;
 use crate::{Error, Result};
-
-/// What an encoded data set's version says before the place its cache was encoded.
-const ENCODED_ON: &str = "; encoded on ";
-
-/// The bytes whose SHA-256 identifies an encoded data set: the cache key, the input kind
-/// and where the cache was encoded.
-fn encoded_identity(key: &str, input: &str, computed_on: &str) -> Vec<u8> {
-    format!("{key}\n{input}\n{computed_on}").into_bytes()
-}
 
 /// Whether `recorded`, the data identity a run recorded, is that of the data set a preset
 /// with this cache `key` and `input` kind loads from `source`, wherever its cache was
@@ -117,35 +109,6 @@ pub struct EncoderText {
     pub pooling: EmbeddingPooling,
     /// Token states or pooled embeddings.
     pub input: CachedInput,
-}
-
-/// Where encoder caches are read and built, and how.
-#[derive(Clone, Debug)]
-pub struct Encoding {
-    /// Root of the caches ([`cache::root`] by default).
-    pub root: PathBuf,
-    /// The data cache holding the encoder packages ([`crate::packages::cache_dir`] by default).
-    pub packages: PathBuf,
-    /// Rebuild even when the cache is there.
-    pub force: bool,
-    /// Show a progress bar while encoding (on a terminal).
-    pub progress: bool,
-    /// Where MiniLM runs when it builds a cache: `cpu` (the default), `auto`, `cuda` or
-    /// `cuda:N`. The bytes of a cache are reproducible on one device (and, on the CPU,
-    /// one thread count); another device may change the last bits of the states.
-    pub device: String,
-}
-
-impl Default for Encoding {
-    fn default() -> Self {
-        Encoding {
-            root: cache::root(),
-            packages: crate::packages::cache_dir(),
-            force: false,
-            progress: true,
-            device: "cpu".into(),
-        }
-    }
 }
 
 impl TextInput {
@@ -299,6 +262,10 @@ fn load_as(spec: &DataSpec, options: &DataOptions, base: &Path, ids: bool) -> Re
         return Err(Error::Invalid(format!(
             "{who}: a fine-tuned encoder reads text, and this source yields none"
         )));
+    } else if matches!(dataset.inputs, Inputs::Images { .. })
+        && let Some(settings) = crate::image::EncoderImages::from_options(&opts, base)?
+    {
+        dataset = crate::image::encode(dataset, &settings, &Encoding::default())?.0;
     }
     opts.finish()?;
     dataset.check()?;

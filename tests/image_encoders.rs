@@ -397,3 +397,89 @@ fn every_family_computes_at_its_smallest_input_size_and_refuses_below_it() {
         }
     }
 }
+
+/// `drift cache PRESET` on an image preset: its key and whether it was built or checked.
+fn image_cache(preset: &str) -> (String, String) {
+    let output = crate::support::drift()
+        .args(["cache", preset, "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        crate::support::stderr(&output)
+    );
+    let out = crate::support::stdout(&output);
+    assert!(
+        out.contains("rows    1911\n") && out.contains("dim     1280\n"),
+        "{out}"
+    );
+    assert!(out.contains("one feature per image"), "{out}");
+    let key = out
+        .lines()
+        .find_map(|l| l.strip_prefix("key     "))
+        .unwrap();
+    let last = out
+        .lines()
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap();
+    (key.to_string(), last.to_string())
+}
+
+#[test]
+fn a_linear_head_trains_on_cached_lite0_features_and_a_second_preset_reuses_the_cache() {
+    let first = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/presets/smoke-image-encoder.toml"
+    );
+    let second = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/presets/smoke-image-encoder-window.toml"
+    );
+    // Built on this machine's first run of the suite, checked after.
+    let (key, _) = image_cache(first);
+    assert_eq!(image_cache(second), (key.clone(), "checked".to_string()));
+    for (preset, seeds) in [(first, 1), (second, 2)] {
+        let out = tempfile::tempdir().unwrap();
+        let output = crate::support::drift()
+            .args(["run", preset, "--threads", "1", "--device", "cpu", "--out"])
+            .arg(out.path())
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            crate::support::stderr(&output)
+        );
+        let runs = drift::artifacts::load_all(out.path()).unwrap();
+        let linear: Vec<_> = runs.iter().filter(|r| r.model == "linear").collect();
+        let majority = runs.iter().find(|r| r.model == "majority").unwrap();
+        assert_eq!(linear.len(), 1);
+        let grids = linear[0].matrix.grids();
+        assert_eq!(grids.len(), seeds);
+        for grid in grids {
+            assert_eq!(grid.filled().count(), 9);
+            // The head learned: every in-distribution cell above the majority baseline's
+            // (a balanced accuracy of 1 / 10 classes... of the classes present).
+            for (i, j, v) in grid.filled().filter(|(i, j, _)| i == j) {
+                let base = majority.matrix.grids()[0].get(i, j).unwrap();
+                assert!(
+                    v > base + 0.05,
+                    "{preset}: cell ({i}, {j}) {v} vs majority {base}"
+                );
+            }
+        }
+        // The run's data identity names the encoder and the cache it read.
+        assert!(
+            linear[0].provenance[0]
+                .data
+                .version
+                .contains("efficientnet-lite0 0.1.0 (image-features; encoded on cpu"),
+            "{}",
+            linear[0].provenance[0].data.version
+        );
+    }
+}

@@ -5,6 +5,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use crate::data;
+use crate::encoders::cache::Cache;
+use crate::image;
 use crate::output::outln;
 use crate::preset::Preset;
 use crate::text::{self, Encoding};
@@ -13,7 +15,8 @@ use crate::{Error, Result};
 /// Arguments of `drift cache`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The preset file; its `[data.options]` must have `text = "encoder"`.
+    /// The preset file; its `[data.options]` must have `text = "encoder"`, or an image
+    /// `encoder`.
     pub preset: PathBuf,
     /// Rebuild the cache even when it is there and intact.
     #[arg(long)]
@@ -34,16 +37,24 @@ pub struct Args {
 
 /// Runs `drift cache`.
 pub fn run(args: Args) -> Result<ExitCode> {
-    use std::io::IsTerminal;
-
     let loaded = Preset::load(&args.preset)?;
     let preset = &loaded.preset;
     let base = loaded.path.parent().unwrap_or(std::path::Path::new("."));
     let who = args.preset.display().to_string();
-    let Some((settings, raw)) = text::encoder_input(&who, &preset.data_options, base)? else {
-        return Err(Error::Invalid(format!(
-            "{who}: data.options.text is not \"encoder\": this preset reads no encoder cache"
-        )));
+    let text_input = text::encoder_input(&who, &preset.data_options, base)?;
+    let image_input = match &text_input {
+        Some(_) => None,
+        None => image::encoder_input(&who, &preset.data_options, base)?,
+    };
+    let (settings, raw) = match (text_input, image_input) {
+        (Some(text), _) => text,
+        (None, Some((images, raw))) => return run_images(&args, &preset.data, &images, &raw, base),
+        (None, None) => {
+            return Err(Error::Invalid(format!(
+                "{who}: data.options has neither text = \"encoder\" nor an image encoder: \
+                 this preset reads no encoder cache"
+            )));
+        }
     };
     if preset.fine_tunes() {
         return Err(Error::Invalid(format!(
@@ -52,6 +63,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
             settings.encoder
         )));
     }
+    let how = encoding(&args)?;
+    let started = Instant::now();
+    let texts = data::load(&preset.data, &raw, base)?;
+    let (_, cache, built) = text::encode(texts, &settings, &how)?;
+    report(&cache, built, started)
+}
+
+/// Where the encoder runs and how, from the arguments (threads set here).
+fn encoding(args: &Args) -> Result<Encoding> {
+    use std::io::IsTerminal;
+
     #[cfg(feature = "torch")]
     {
         crate::device::set_threads(args.threads)?;
@@ -65,15 +87,31 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 .into(),
         ));
     }
-    let started = Instant::now();
-    let texts = data::load(&preset.data, &raw, base)?;
-    let how = Encoding {
+    Ok(Encoding {
         force: args.force,
         progress: !args.quiet && std::io::stderr().is_terminal(),
-        device: args.device,
+        device: args.device.clone(),
         ..Encoding::default()
-    };
-    let (_, cache, built) = text::encode(texts, &settings, &how)?;
+    })
+}
+
+/// The image cache of a preset with an image `encoder`.
+fn run_images(
+    args: &Args,
+    spec: &data::DataSpec,
+    settings: &image::EncoderImages,
+    raw: &data::DataOptions,
+    base: &std::path::Path,
+) -> Result<ExitCode> {
+    let how = encoding(args)?;
+    let started = Instant::now();
+    let images = data::load(spec, raw, base)?;
+    let (_, cache, built) = image::encode(images, settings, &how)?;
+    report(&cache, built, started)
+}
+
+/// Prints what the cache is.
+fn report(cache: &Cache, built: bool, started: Instant) -> Result<ExitCode> {
     if !built {
         // Loading read only the input the preset uses; check the rest too.
         cache.verify()?;
@@ -81,14 +119,22 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let m = &cache.manifest;
     outln!("folder  {}", cache.dir.display())?;
     outln!("key     {}", m.key)?;
-    outln!(
-        "encoder {} {} ({}), max_tokens {}, pooling {}",
-        m.encoder.name,
-        m.encoder.version,
-        m.encoder.package,
-        m.max_len,
-        m.pooling.name()
-    )?;
+    match m.pooling {
+        Some(pooling) => outln!(
+            "encoder {} {} ({}), max_tokens {}, pooling {}",
+            m.encoder.name,
+            m.encoder.version,
+            m.encoder.package,
+            m.max_len,
+            pooling.name()
+        )?,
+        None => outln!(
+            "encoder {} {} ({}), one feature per image",
+            m.encoder.name,
+            m.encoder.version,
+            m.encoder.package
+        )?,
+    }
     outln!("rows    {}", m.rows)?;
     outln!("dim     {}", m.dim)?;
     outln!("on      {}", m.computed_on)?;

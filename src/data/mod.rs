@@ -24,6 +24,7 @@ pub mod corpora;
 mod dataset;
 pub mod formats;
 pub mod options;
+pub mod png;
 pub mod synthetic;
 mod toy;
 

@@ -145,39 +145,14 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Dataset> {
 
 /// Decodes a 64x64 PNG to RGB over white, `[r, g, b]` per pixel in `[0, 1]`, row-major.
 fn decode(png_bytes: &[u8]) -> std::result::Result<Vec<[f64; 3]>, String> {
-    let mut decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
-    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-    let mut reader = decoder.read_info().map_err(|e| e.to_string())?;
-    let mut buf = vec![0; reader.output_buffer_size().ok_or("image too large")?];
-    let info = reader.next_frame(&mut buf).map_err(|e| e.to_string())?;
-    let (w, h) = (info.width as usize, info.height as usize);
-    if (w, h) != (SOURCE_SIDE, SOURCE_SIDE) {
+    let image = crate::data::png::decode_over_white(png_bytes)?;
+    if (image.width, image.height) != (SOURCE_SIDE, SOURCE_SIDE) {
         return Err(format!(
-            "{w}x{h} pixels, expected {SOURCE_SIDE}x{SOURCE_SIDE}"
+            "{}x{} pixels, expected {SOURCE_SIDE}x{SOURCE_SIDE}",
+            image.width, image.height
         ));
     }
-    let channels = match info.color_type {
-        png::ColorType::Grayscale => 1,
-        png::ColorType::GrayscaleAlpha => 2,
-        png::ColorType::Rgb => 3,
-        png::ColorType::Rgba => 4,
-        png::ColorType::Indexed => return Err("palette not expanded".into()),
-    };
-    let mut out = Vec::with_capacity(w * h);
-    for y in 0..h {
-        let row = &buf[y * info.line_size..][..w * channels];
-        for px in row.chunks_exact(channels) {
-            let v = |i: usize| f64::from(px[i]) / 255.0;
-            let (rgb, alpha) = match channels {
-                1 => ([v(0); 3], 1.0),
-                2 => ([v(0); 3], v(1)),
-                3 => ([v(0), v(1), v(2)], 1.0),
-                _ => ([v(0), v(1), v(2)], v(3)),
-            };
-            out.push(rgb.map(|c| alpha * c + (1.0 - alpha)));
-        }
-    }
-    Ok(out)
+    Ok(image.pixels)
 }
 
 /// 2x2 block means of a 64x64 RGB image, channel-major 3x32x32.
