@@ -483,3 +483,97 @@ fn a_linear_head_trains_on_cached_lite0_features_and_a_second_preset_reuses_the_
         );
     }
 }
+
+/// `image` (float32 `[3, h, w]` in `[0, 1]`) as an 8-bit RGB PNG at `path`.
+fn write_png(path: &Path, image: &Tensor) {
+    let (h, w) = (image.size()[1] as u32, image.size()[2] as u32);
+    let rgb: Vec<u8> =
+        Vec::<f32>::try_from((image.permute([1, 2, 0]) * 255.0).round().flatten(0, -1))
+            .unwrap()
+            .into_iter()
+            .map(|v| v as u8)
+            .collect();
+    let file = std::fs::File::create(path).unwrap();
+    let mut encoder = png::Encoder::new(file, w, h);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder
+        .write_header()
+        .unwrap()
+        .write_image_data(&rgb)
+        .unwrap();
+}
+
+#[test]
+fn drift_embed_writes_one_feature_per_image_of_a_folder_in_name_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("images");
+    std::fs::create_dir(&folder).unwrap();
+    let images: Vec<Tensor> = images()
+        .into_iter()
+        .filter(|i| i.size()[0] == 3)
+        .take(5)
+        .collect();
+    // Names out of order, so that the folder's name order is what is tested.
+    for (i, image) in images.iter().enumerate() {
+        write_png(&folder.join(format!("{}.png", 9 - i)), image);
+    }
+    std::fs::write(folder.join("notes.txt"), "not an image").unwrap();
+    let out = dir.path().join("features.npy");
+    let dinov3 = root().join("dinov3");
+    let output = crate::support::drift()
+        .args(["embed", "--quiet", "--encoder-path"])
+        .arg(&dinov3)
+        .arg(&folder)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        crate::support::stderr(&output)
+    );
+    let stdout = crate::support::stdout(&output);
+    assert!(
+        stdout.contains(": 5 x 32 float32 (local local dinov3_vit, DINOv3 32px"),
+        "{stdout}"
+    );
+    let bytes = std::fs::read(&out).unwrap();
+    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let values: Vec<f32> = bytes[10 + header_len..]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    // What the encoder computes on the decoded files, in name order (5.png .. 9.png).
+    let encoder = ImageEncoder::from_folder(&dinov3).unwrap();
+    let decoded: Vec<Tensor> = (5..10)
+        .map(|n| {
+            let bytes = std::fs::read(folder.join(format!("{n}.png"))).unwrap();
+            let image = drift::data::png::decode_over_white(&bytes).unwrap();
+            Tensor::from_slice(&image.channels_first()).reshape([
+                3,
+                image.height as i64,
+                image.width as i64,
+            ])
+        })
+        .collect();
+    assert_eq!(values, encoder.encode(&decoded).unwrap());
+
+    // A file that does not decode is named by its path.
+    let bad = dir.path().join("broken.png");
+    std::fs::write(&bad, b"\x89PNG not really").unwrap();
+    let output = crate::support::drift()
+        .args(["embed", "--quiet", "--encoder-path"])
+        .arg(&dinov3)
+        .arg(folder.join("5.png"))
+        .arg(&bad)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = crate::support::stderr(&output);
+    assert!(
+        stderr.contains(&format!("{}: not a readable PNG", bad.display())),
+        "{stderr}"
+    );
+}

@@ -99,13 +99,18 @@ pub enum Command {
     /// cache itself when it can; this command does it ahead of time. Prints the folder,
     /// key, encoder, rows, width and the time taken.
     Cache(cache::Args),
-    /// Write one pooled embedding per line of a text file, as a float32 `.npy`.
+    /// Write one pooled embedding per line of a text file, or one feature per image, as a
+    /// float32 `.npy`.
     ///
     /// `drift embed --encoder NAME TEXTS.txt --out FILE.npy` (a packaged encoder) or
     /// `--encoder-path DIR` (a model folder of your own) encodes every line, truncated to
     /// --max-tokens tokens, pools it (--pooling mean or cls) and writes `[lines, width]`
-    /// float32 rows in line order, e.g. for `numpy.load`. Transformers need a build with
-    /// the `torch` feature; the same inputs, device and --threads give the same bytes.
+    /// float32 rows in line order, e.g. for `numpy.load`. With an image encoder
+    /// (`--encoder efficientnet-lite0`, or a timm or transformers folder) the inputs are PNG
+    /// files and folders of them, one row per image (a folder's in name order), each
+    /// prepared as the encoder's reference evaluates. Transformers and image encoders need
+    /// a build with the `torch` feature; the same inputs, device and --threads give the same
+    /// bytes.
     Embed(embed::Args),
     /// Run a whole studies file in dependency order, locally in parallel or on Slurm.
     ///
