@@ -105,10 +105,12 @@ def build(row, out):
 def load(args):
     if args.lite0:
         return load_lite0(args.lite0)[0], "timm"
-    if os.path.exists(os.path.join(args.folder, "preprocessor_config.json")):
-        return tf.AutoModel.from_pretrained(args.folder).eval(), "transformers"
     with open(os.path.join(args.folder, "config.json")) as f:
         config = json.load(f)
+    if os.path.exists(os.path.join(args.folder, "preprocessor_config.json")):
+        # The class it was saved from (AutoModel would drop CLIP's projection).
+        model_class = getattr(tf, config["architectures"][0])
+        return model_class.from_pretrained(args.folder).eval(), "transformers"
     model = timm.create_model(config["architecture"], pretrained=False, **config.get("model_args", {}))
     timm.models.load_checkpoint(model, os.path.join(args.folder, "model.safetensors"))
     return model.eval(), "timm"

@@ -15,7 +15,9 @@ use tch::Tensor;
 use super::config::ImageConfig;
 use super::conv::{Conv2d, ConvSize, Padding};
 use super::model::ImageModel;
-use super::transformer::{Block, FeedForward, Projections, layer_norm, linear};
+use super::transformer::{
+    Block, FeedForward, Projections, check_heads, layer_norm, linear, patch_grid,
+};
 use crate::encoders::hub::Params;
 use crate::encoders::layers::{Activation, LayerNorm, Linear};
 
@@ -36,11 +38,7 @@ pub fn encoder_layers(
     config: &ImageConfig,
 ) -> Result<(Vec<Block>, f64), String> {
     let heads = config.required("num_attention_heads")?;
-    if heads < 1 || dim % heads != 0 {
-        return Err(format!(
-            "num_attention_heads {heads}: width {dim} is not a multiple of it"
-        ));
-    }
+    check_heads(heads, dim)?;
     let act = Activation::from_name(config.string("hidden_act").unwrap_or("quick_gelu"))?;
     let eps = config.float("layer_norm_eps").unwrap_or(1e-5);
     let mut blocks = Vec::new();
@@ -82,18 +80,6 @@ pub fn encoder_layers(
     Ok((blocks, eps))
 }
 
-/// The patch grid's side for an input of `size` pixels and the patch embedding's
-/// `weight` shape, or why they do not fit.
-pub fn patches(size: i64, patch_shape: &[i64]) -> Result<i64, String> {
-    let patch = patch_shape[2];
-    if size % patch != 0 {
-        return Err(format!(
-            "input size {size} is not a multiple of the {patch}-pixel patches"
-        ));
-    }
-    Ok(size / patch)
-}
-
 /// CLIP's vision tower.
 #[derive(Debug)]
 pub struct ClipVision {
@@ -115,7 +101,7 @@ pub fn declare(p: &Params, config: &ImageConfig, size: i64) -> Result<ClipVision
     let v = tower(p);
     let patch_shape = v.shape_of("embeddings.patch_embedding.weight", 4)?;
     let (dim, k) = (patch_shape[0], patch_shape[2]);
-    let side = patches(size, &patch_shape)?;
+    let side = patch_grid(size, &patch_shape)?;
     let rows = side * side + 1;
     let found = v.shape_of("embeddings.position_embedding.weight", 2)?;
     if found[0] != rows {

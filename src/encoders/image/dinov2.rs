@@ -11,7 +11,9 @@ use tch::{Kind, Tensor};
 use super::config::ImageConfig;
 use super::conv::{Conv2d, ConvSize, Padding};
 use super::model::ImageModel;
-use super::transformer::{Block, FeedForward, Projections, layer_norm, linear};
+use super::transformer::{
+    Block, FeedForward, Projections, check_heads, layer_norm, linear, patch_grid,
+};
 use crate::encoders::hub::Params;
 use crate::encoders::layers::{Activation, LayerNorm};
 
@@ -38,11 +40,7 @@ pub fn declare(p: &Params, config: &ImageConfig, size: i64) -> Result<Dinov2, St
     let e = p / "embeddings";
     let patch_shape = e.shape_of("patch_embeddings.projection.weight", 4)?;
     let (dim, k) = (patch_shape[0], patch_shape[2]);
-    if size % k != 0 {
-        return Err(format!(
-            "input size {size} is not a multiple of the {k}-pixel patches"
-        ));
-    }
+    let side = patch_grid(size, &patch_shape)?;
     let rows = e.shape_of("position_embeddings", 3)?[1];
     let trained_side = ((rows - 1) as f64).sqrt().round() as i64;
     if trained_side * trained_side + 1 != rows {
@@ -52,11 +50,7 @@ pub fn declare(p: &Params, config: &ImageConfig, size: i64) -> Result<Dinov2, St
         ));
     }
     let heads = config.required("num_attention_heads")?;
-    if heads < 1 || dim % heads != 0 {
-        return Err(format!(
-            "num_attention_heads {heads}: width {dim} is not a multiple of it"
-        ));
-    }
+    check_heads(heads, dim)?;
     let eps = config.float("layer_norm_eps").unwrap_or(1e-6);
     let act = Activation::from_name(config.string("hidden_act").unwrap_or("gelu"))?;
     let mut blocks = Vec::new();
@@ -99,7 +93,7 @@ pub fn declare(p: &Params, config: &ImageConfig, size: i64) -> Result<Dinov2, St
         cls: e.tensor("cls_token", &[1, 1, dim]),
         positions: e.tensor("position_embeddings", &[1, rows, dim]),
         trained_side,
-        side: size / k,
+        side,
         blocks,
         norm: layer_norm(&(p / "layernorm"), dim, eps),
         dim,

@@ -11,7 +11,9 @@ use tch::Tensor;
 use super::config::ImageConfig;
 use super::conv::{Conv2d, ConvSize, Padding};
 use super::model::ImageModel;
-use super::transformer::{Block, FeedForward, Projections, RopeGrid, RopeKind, layer_norm, linear};
+use super::transformer::{
+    Block, FeedForward, Projections, RopeGrid, RopeKind, layer_norm, linear, patch_grid,
+};
 use crate::encoders::hub::Params;
 use crate::encoders::layers::{Activation, LayerNorm};
 
@@ -32,11 +34,7 @@ pub fn declare(p: &Params, config: &ImageConfig, size: i64) -> Result<Dinov3, St
     let e = p / "embeddings";
     let patch_shape = e.shape_of("patch_embeddings.weight", 4)?;
     let (dim, k) = (patch_shape[0], patch_shape[2]);
-    if size % k != 0 {
-        return Err(format!(
-            "input size {size} is not a multiple of the {k}-pixel patches"
-        ));
-    }
+    let side = patch_grid(size, &patch_shape)?;
     let registers = e.shape_of("register_tokens", 3)?[1];
     let heads = config.required("num_attention_heads")?;
     if heads < 1 || dim % (4 * heads) != 0 {
@@ -99,8 +97,8 @@ pub fn declare(p: &Params, config: &ImageConfig, size: i64) -> Result<Dinov3, St
         cls: e.tensor("cls_token", &[1, 1, dim]),
         registers: e.tensor("register_tokens", &[1, registers, dim]),
         rope: RopeGrid {
-            height: size / k,
-            width: size / k,
+            height: side,
+            width: side,
             head_dim: dim / heads,
             kind: RopeKind::Dinov3 {
                 theta: config.float("rope_theta").unwrap_or(100.0),

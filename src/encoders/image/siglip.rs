@@ -10,11 +10,11 @@
 
 use tch::Tensor;
 
-use super::clip::{encoder_layers, patches, tower};
+use super::clip::{encoder_layers, tower};
 use super::config::ImageConfig;
 use super::conv::{Conv2d, ConvSize, Padding};
 use super::model::ImageModel;
-use super::transformer::{Block, layer_norm, linear};
+use super::transformer::{Block, attend, layer_norm, linear, patch_grid};
 use crate::encoders::hub::Params;
 use crate::encoders::layers::{Activation, LayerNorm, Linear};
 
@@ -46,18 +46,7 @@ impl PoolingHead {
         let split = |t: Tensor| t.reshape([b, n, self.heads, hd]).transpose(1, 2);
         let k = split(x.linear(&w[1], Some(&bias[1])));
         let v = split(x.linear(&w[2], Some(&bias[2])));
-        let y = Tensor::scaled_dot_product_attention(
-            &q,
-            &k,
-            &v,
-            None::<&Tensor>,
-            0.0,
-            false,
-            None,
-            false,
-        )
-        .transpose(1, 2)
-        .reshape([b, 1, d]);
+        let y = attend(&q, &k, &v).transpose(1, 2).reshape([b, 1, d]);
         let y = self.out.forward(&y);
         let h = self
             .fc2
@@ -82,7 +71,7 @@ pub fn declare(p: &Params, config: &ImageConfig, size: i64) -> Result<SiglipVisi
     let v = tower(p);
     let patch_shape = v.shape_of("embeddings.patch_embedding.weight", 4)?;
     let (dim, k) = (patch_shape[0], patch_shape[2]);
-    let side = patches(size, &patch_shape)?;
+    let side = patch_grid(size, &patch_shape)?;
     let rows = side * side;
     let found = v.shape_of("embeddings.position_embedding.weight", 2)?;
     if found[0] != rows {

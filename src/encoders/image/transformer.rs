@@ -264,18 +264,7 @@ impl Block {
             Some(rope) => (rope.apply(&q), rope.apply(&k)),
             None => (q, k),
         };
-        let y = Tensor::scaled_dot_product_attention(
-            &q,
-            &k,
-            &v,
-            None::<&Tensor>,
-            0.0,
-            false,
-            None,
-            false,
-        )
-        .transpose(1, 2)
-        .reshape([b, n, d]);
+        let y = attend(&q, &k, &v).transpose(1, 2).reshape([b, n, d]);
         let y = match &self.inner_norm {
             Some(norm) => norm.forward(&y),
             None => y,
@@ -339,4 +328,32 @@ pub fn linear(p: &Params, inputs: i64) -> Result<Linear, String> {
 /// The LayerNorm `p` of width `dim` (`bias` when the file holds one).
 pub fn layer_norm(p: &Params, dim: i64, eps: f64) -> LayerNorm {
     LayerNorm::with_bias(p.clone(), dim, eps, p.has("bias"))
+}
+
+/// Softmax attention of `q` over `k`, `v` (`[B, heads, tokens, head_dim]`), scaled by
+/// `1 / sqrt(head_dim)`, without a mask: libtorch's fused kernel, which the references call.
+pub fn attend(q: &Tensor, k: &Tensor, v: &Tensor) -> Tensor {
+    Tensor::scaled_dot_product_attention(q, k, v, None::<&Tensor>, 0.0, false, None, false)
+}
+
+/// The side of the patch grid of a `size`-pixel input for a patch embedding of
+/// `patch_shape` (`[dim, 3, patch, patch]`), or why they do not fit.
+pub fn patch_grid(size: i64, patch_shape: &[i64]) -> Result<i64, String> {
+    let patch = patch_shape[2];
+    if size % patch != 0 {
+        return Err(format!(
+            "input size {size} is not a multiple of the {patch}-pixel patches"
+        ));
+    }
+    Ok(size / patch)
+}
+
+/// Checks that `heads` (`num_attention_heads`) split a width of `dim`.
+pub fn check_heads(heads: i64, dim: i64) -> Result<(), String> {
+    if heads < 1 || dim % heads != 0 {
+        return Err(format!(
+            "num_attention_heads {heads}: width {dim} is not a multiple of it"
+        ));
+    }
+    Ok(())
 }
