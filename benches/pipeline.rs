@@ -217,6 +217,7 @@ fn measure(case: &Case, options: &Options, python: Option<&str>) -> Result<Measu
         device: DeviceChoice::Cpu,
         threads: options.threads,
         progress: false,
+        detectors: false,
     };
     let export = work.join("export");
     let mut measured = Measured {

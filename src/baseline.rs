@@ -196,6 +196,7 @@ pub fn baseline_run(
         },
         timing: None,
         health: Some(health),
+        detectors: None,
     })
 }
 

@@ -38,12 +38,14 @@ pub struct Outputs {
 }
 
 impl Outputs {
-    fn row(&self, r: usize) -> &[f32] {
+    /// Row `r`'s values.
+    pub fn row(&self, r: usize) -> &[f32] {
         &self.values[r * self.width..(r + 1) * self.width]
     }
 }
 
-fn argmax(v: &[f32]) -> u32 {
+/// The index of the first largest value (as `torch.argmax`): the predicted class.
+pub(crate) fn argmax(v: &[f32]) -> u32 {
     // The first maximum, as torch.argmax.
     let mut best = 0;
     for (i, &x) in v.iter().enumerate() {
@@ -54,7 +56,8 @@ fn argmax(v: &[f32]) -> u32 {
     best as u32
 }
 
-fn softmax(v: &[f32]) -> Vec<f64> {
+/// Softmax probabilities of one row of logits, in `f64`.
+pub(crate) fn softmax(v: &[f32]) -> Vec<f64> {
     let max = v
         .iter()
         .fold(f64::NEG_INFINITY, |m, &x| m.max(f64::from(x)));

@@ -14,14 +14,15 @@
 //!    [`packages`] (pinned registry packages of corpora and encoder weights, fetched
 //!    once), `device` (CPU or GPU and the libtorch thread count, with the `torch`
 //!    feature), [`metrics`] and [`slices`] (timestamps, slicing, the once-per-slice split,
-//!    training regimes).
+//!    training regimes), [`shift`] (two-sample tests of distribution shift).
 //! 1. [`data`]: time-stamped rows (synthetic generators, registry corpora, the paper's
 //!    formats) with a source identity.
 //! 2. [`encoders`], [`image`] and [`text`]: images and text become model input: a frozen
 //!    image encoder's cached features; hashed words, tokenizer ids, or a frozen text
 //!    encoder's cached token states or pooled embeddings.
 //! 3. [`models`] and [`train`]: the model registry and one fresh model per cutoff
-//!    (libtorch); [`eval`] scores every checkpoint on every slice.
+//!    (libtorch); [`eval`] scores every checkpoint on every slice, and [`detectors`]
+//!    measures what each checkpoint could have seen of the shift without labels.
 //! 4. [`matrix`]: the K×K drift matrix of one model, one grid per seed.
 //! 5. [`analysis`]: in-distribution / future / decay scores, cohorts, forgetting curves,
 //!    rankings and the deterioration / adaptation scores of Agarwal & Nenkova (TACL 2022);
@@ -75,6 +76,7 @@ pub mod checksum;
 pub mod cli;
 mod csv_table;
 pub mod data;
+pub mod detectors;
 #[cfg(feature = "torch")]
 pub mod device;
 pub mod encoders;
@@ -95,6 +97,7 @@ pub mod report;
 #[cfg(feature = "torch")]
 pub mod run;
 pub mod saliency;
+pub mod shift;
 pub mod slices;
 pub mod study;
 pub mod table;

@@ -21,6 +21,12 @@
 //! The fine-tuning regimes start cutoff `i` from cutoff `i-1`'s checkpoint file, and
 //! self-labelling relabels its slices with the anchor checkpoint's predictions (recomputed
 //! from the file on a resume), so a resumed chain trains on what an uninterrupted one did.
+//! With [`RunOptions::detectors`], every cutoff's label-free drift detectors
+//! ([`crate::detectors`]) are computed from the same outputs right after its row is scored,
+//! kept as `checkpoints/<label>.detectors.json` (tied to the checkpoint's SHA-256; a resume
+//! that finds a scored cutoff without them reloads its checkpoint to compute them), and
+//! written as `detectors.json`. The representation detectors do not depend on the model,
+//! so they are computed once per cutoff for all models that share the data.
 //! `.lock` in the run folder is held (an OS file lock, released when the process ends)
 //! while a process writes there, so two runs cannot write the same folder; holding it, a
 //! run first removes the temporary files of atomic writes a killed run left behind.
@@ -36,6 +42,7 @@ use crate::artifacts::{self, CodeVersion, PresetRef, RunArtifact, RunProvenance,
 use crate::baseline;
 use crate::checksum::sha256_hex;
 use crate::data::{Dataset, Inputs};
+use crate::detectors::{CutoffDetectors, DetectorMatrices, SharedDetectors};
 use crate::device::{self, DeviceChoice};
 use crate::eval::{self, EVAL_BATCH, Health};
 use crate::files::write_atomic;
@@ -62,6 +69,8 @@ pub struct RunOptions {
     pub threads: u32,
     /// Draw progress bars on stderr.
     pub progress: bool,
+    /// Compute the label-free drift detectors (`detectors.json`).
+    pub detectors: bool,
 }
 
 /// The model shapes `data` calls for (without a position embedding; see
@@ -154,7 +163,12 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
     };
     check_models(&specs, &data, &config)?;
     let device = device::resolve(options.device)?;
-    let run = |spec: &ModelSpec, seed: u64, data: &Dataset, tensors: &DataTensors, plan: &Plan| {
+    let run = |spec: &ModelSpec,
+               seed: u64,
+               data: &Dataset,
+               tensors: &DataTensors,
+               plan: &Plan,
+               shared: &SharedDetectors| {
         let config = ModelConfig {
             positional_embedding: spec.positional_embedding,
             ..config
@@ -171,6 +185,7 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
             device,
             options,
             backbone: backbone.as_ref(),
+            shared: options.detectors.then_some(shared),
         };
         run.run().map_err(|e| {
             Error::Invalid(format!(
@@ -185,9 +200,10 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
         let plan = preset.plan(&data, seeds[0])?;
         baseline::write_baseline(loaded, &data, &plan, &options.out, seeds[0])?;
         let tensors = DataTensors::new(&data)?;
+        let shared = SharedDetectors::new(&data, seeds[0], options.detectors);
         for spec in &specs {
             for &seed in &seeds {
-                dirs.push(run(spec, seed, &data, &tensors, &plan)?);
+                dirs.push(run(spec, seed, &data, &tensors, &plan, &shared)?);
             }
         }
         return Ok(dirs);
@@ -203,8 +219,9 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
         let plan = preset.plan(&data, seed)?;
         baseline::write_baseline(loaded, &data, &plan, &options.out, seed)?;
         let tensors = DataTensors::new(&data)?;
+        let detectors = SharedDetectors::new(&data, seed, options.detectors);
         for spec in &specs {
-            dirs.push(run(spec, seed, &data, &tensors, &plan)?);
+            dirs.push(run(spec, seed, &data, &tensors, &plan, &detectors)?);
         }
         if !preset.varied().contains(&Varied::Data) {
             shared = Some(data);
@@ -272,6 +289,8 @@ struct SeedRun<'a> {
     options: &'a RunOptions,
     /// The encoder the models fine-tune, if the preset says so.
     backbone: Option<&'a models::Backbone>,
+    /// The shared representation detectors, when the run computes detectors.
+    shared: Option<&'a SharedDetectors>,
 }
 
 impl SeedRun<'_> {
@@ -298,12 +317,15 @@ impl SeedRun<'_> {
         let mut grid = Grid::empty(k);
         let mut health = Vec::with_capacity(k);
         let mut timing = WallTimes::zero();
+        let mut detectors = Vec::with_capacity(k);
+        let mut detector_seconds = 0.0;
         for (i, slice) in slices.iter().enumerate() {
             let label = &slice.label;
             let rows = preset.regime.training_rows(&self.plan.splits, i);
             if preset.regime.trained_slices(i).is_empty() {
                 // No model at this cutoff (self-labelling, before the anchor): an empty row.
                 health.push(Health::without_model(label));
+                detectors.push(CutoffDetectors::default());
                 continue;
             }
             bar.set_message(format!(
@@ -312,7 +334,12 @@ impl SeedRun<'_> {
                 self.seed,
                 i + 1
             ));
-            let (record, times) = self.cutoff(&work, i, label, &rows, &bar)?;
+            let (record, times, outputs) = self.cutoff(&work, i, label, &rows, &bar)?;
+            if self.shared.is_some() {
+                let started = Instant::now();
+                detectors.push(self.detectors(&work, i, &record, outputs)?);
+                detector_seconds += started.elapsed().as_secs_f64();
+            }
             for (j, &value) in record.cells.iter().enumerate() {
                 grid.set(i, j, value);
             }
@@ -344,9 +371,14 @@ impl SeedRun<'_> {
             provenance,
             timing: Some(WallTimes {
                 host: Some(artifacts::host_kind()),
+                detectors: self.shared.map(|_| detector_seconds),
                 ..timing
             }),
             health: Some(health),
+            detectors: self
+                .shared
+                .map(|_| DetectorMatrices::assemble(self.plan.timeline.labels(), &detectors))
+                .transpose()?,
         };
         artifacts::write_run(&self.options.out, &run)
     }
@@ -436,7 +468,65 @@ impl SeedRun<'_> {
         Ok(self.anchor_targets.get_or_init(|| targets))
     }
 
-    /// Scores cutoff `i`, reusing what an earlier process finished.
+    /// The detectors of cutoff `i` (scored as `record`), from `outputs` when this process
+    /// computed them, else from the file an earlier process wrote or from the checkpoint.
+    fn detectors(
+        &self,
+        work: &Path,
+        i: usize,
+        record: &CutoffRecord,
+        outputs: Option<eval::Outputs>,
+    ) -> Result<CutoffDetectors> {
+        let label = &self.plan.timeline.slices[i].label;
+        let path = work.join(format!("{label}.detectors.json"));
+        if let Some(done) = crate::detectors::read_cutoff(&path, &record.checkpoint_sha256)? {
+            return Ok(done);
+        }
+        let outputs = match outputs {
+            Some(outputs) => outputs,
+            None => {
+                let (built, _) = self.load_cutoff(work, i)?;
+                eval::predict(
+                    built.model.as_ref(),
+                    self.tensors,
+                    self.data.rows(),
+                    &self.all_rows(),
+                    EVAL_BATCH,
+                    self.device,
+                )?
+            }
+        };
+        let regime = &self.loaded.preset.regime;
+        let mut detectors = crate::detectors::output_row(
+            &self.data.targets,
+            &outputs,
+            regime,
+            &self.plan.splits,
+            i,
+        )?;
+        let shared = self.shared.expect("asked only when detectors are on");
+        detectors
+            .values
+            .extend(shared.row(regime, &self.plan.splits, i)?);
+        crate::detectors::write_cutoff(&path, &record.checkpoint_sha256, &detectors)?;
+        Ok(detectors)
+    }
+
+    /// Every row of every slice, ascending.
+    fn all_rows(&self) -> Vec<usize> {
+        let mut rows: Vec<usize> = self
+            .plan
+            .timeline
+            .slices
+            .iter()
+            .flat_map(|s| s.rows.iter().copied())
+            .collect();
+        rows.sort_unstable();
+        rows
+    }
+
+    /// Scores cutoff `i`, reusing what an earlier process finished; the outputs on every
+    /// row when this process computed them.
     fn cutoff(
         &self,
         work: &Path,
@@ -444,7 +534,7 @@ impl SeedRun<'_> {
         label: &str,
         rows: &[usize],
         bar: &ProgressBar,
-    ) -> Result<(CutoffRecord, WallTimes)> {
+    ) -> Result<(CutoffRecord, WallTimes, Option<eval::Outputs>)> {
         let epochs = self.spec.train.epochs;
         let id = self.checkpoint_id(label);
         let record_path = work.join(format!("{label}.json"));
@@ -455,7 +545,7 @@ impl SeedRun<'_> {
             let record = read_record(&record_path, &id, &checkpoint_path)?;
             let times = read_timing(&timing_path);
             bar.inc(rows.len() as u64 * epochs);
-            return Ok((record, times));
+            return Ok((record, times, None));
         }
 
         let job = TrainJob {
@@ -507,14 +597,7 @@ impl SeedRun<'_> {
         let train_seconds = started.elapsed().as_secs_f64();
 
         let started = Instant::now();
-        let mut all_rows: Vec<usize> = self
-            .plan
-            .timeline
-            .slices
-            .iter()
-            .flat_map(|s| s.rows.iter().copied())
-            .collect();
-        all_rows.sort_unstable();
+        let all_rows = self.all_rows();
         let outputs = eval::predict(
             built.model.as_ref(),
             self.tensors,
@@ -543,6 +626,7 @@ impl SeedRun<'_> {
             train: train_seconds,
             eval: started.elapsed().as_secs_f64(),
             host: None,
+            detectors: None,
         };
         let record = CutoffRecord {
             id,
@@ -558,7 +642,7 @@ impl SeedRun<'_> {
             &record_path,
             (serde_json::to_string_pretty(&record).expect("records serialise") + "\n").as_bytes(),
         )?;
-        Ok((record, times))
+        Ok((record, times, Some(outputs)))
     }
 }
 

@@ -29,8 +29,10 @@ fn run(model: &str, seed: u64) -> RunArtifact {
             train: 12.5,
             eval: 0.25,
             host: None,
+            detectors: None,
         }),
         health: None,
+        detectors: None,
     }
 }
 

@@ -147,8 +147,10 @@ fn write_tiny_run(
             train: 1.0 + seed as f64,
             eval: 0.5,
             host: None,
+            detectors: None,
         }),
         health: None,
+        detectors: None,
     };
     write_run(&root.join("results"), &run).unwrap()
 }

@@ -495,8 +495,10 @@ fn write_run(root: &Path) -> PathBuf {
             train: 1.0,
             eval: 0.5,
             host: None,
+            detectors: None,
         }),
         health: None,
+        detectors: None,
     };
     drift::artifacts::write_run(root, &run).unwrap()
 }

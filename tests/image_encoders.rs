@@ -557,7 +557,16 @@ fn drift_embed_writes_one_feature_per_image_of_a_folder_in_name_order() {
             ])
         })
         .collect();
-    assert_eq!(values, encoder.encode(&decoded).unwrap());
+    // Name order, not bits: the test process may run libtorch on more threads than
+    // `drift embed` (1), which moves the last bits of a convolution's sums.
+    let expected = encoder.encode(&decoded).unwrap();
+    assert_eq!(values.len(), expected.len());
+    let worst = values
+        .iter()
+        .zip(&expected)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0f32, f32::max);
+    assert!(worst <= 1e-5, "largest difference {worst}");
 
     // A file that does not decode is named by its path.
     let bad = dir.path().join("broken.png");

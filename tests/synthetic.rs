@@ -627,6 +627,7 @@ key = "mlp_s"
             // against 0.17 alone).
             threads: 1,
             progress: false,
+            detectors: false,
         };
         let runs = run_preset(&loaded, &options).unwrap();
         let first = load_run(&runs[0]).unwrap();

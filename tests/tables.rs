@@ -58,6 +58,7 @@ fn wall(train: f64, eval: f64) -> Option<WallTimes> {
         train,
         eval,
         host: None,
+        detectors: None,
     })
 }
 

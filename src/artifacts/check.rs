@@ -1,7 +1,7 @@
 //! The field checks of a run, shared by writing (which refuses a run that fails them)
 //! and loading (which names the file the failing field came from).
 
-use super::layout::{HEALTH_JSON, TIMING_JSON};
+use super::layout::{DETECTORS_JSON, HEALTH_JSON, TIMING_JSON};
 use super::record::{RunArtifact, SCHEMA};
 use crate::checksum::{is_hex, is_sha256};
 use crate::eval::{COLLAPSE_RULE, Health};
@@ -107,6 +107,17 @@ pub(super) fn check_run(run: &RunArtifact) -> Result<(), String> {
     }
     if let Some(health) = &run.health {
         check_health(health, &run.slices).map_err(|m| format!("{HEALTH_JSON}: {m}"))?;
+    }
+    if let Some(detectors) = &run.detectors {
+        detectors
+            .check()
+            .map_err(|m| format!("{DETECTORS_JSON}: {m}"))?;
+        if detectors.slices != run.slices {
+            return Err(format!(
+                "{DETECTORS_JSON}: slices {:?} disagree with the matrix's",
+                detectors.slices
+            ));
+        }
     }
     Ok(())
 }

@@ -16,6 +16,7 @@ pub(super) const MATRIX_CSV: &str = "matrix.csv";
 pub(super) const RUN_JSON: &str = "run.json";
 pub(super) const TIMING_JSON: &str = "timing.json";
 pub(super) const HEALTH_JSON: &str = "health.json";
+pub(super) const DETECTORS_JSON: &str = "detectors.json";
 pub(super) const CSV_HEADER: &str = "train_slice,eval_slice,metric,value";
 
 /// `health.json`.
@@ -84,6 +85,41 @@ impl RunArtifact {
             self.provenance.schema,
             json_line(&COLLAPSE_RULE),
             lines.join(",\n"),
+        ))
+    }
+
+    /// `detectors.json`, each matrix row on a line of its own so that a diff shows which
+    /// cells moved.
+    pub(super) fn detectors_json(&self) -> Option<String> {
+        let d = self.detectors.as_ref()?;
+        let matrix = |m: &[Vec<Option<f64>>], indent: &str| -> String {
+            let rows: Vec<String> = m
+                .iter()
+                .map(|r| format!("{indent}  {}", json_line(r)))
+                .collect();
+            format!("[\n{}\n{indent}]", rows.join(",\n"))
+        };
+        let named: Vec<String> = d
+            .detectors
+            .iter()
+            .map(|(name, m)| format!("    {}: {}", json_line(name), matrix(m, "    ")))
+            .collect();
+        let accuracy = d
+            .accuracy
+            .as_deref()
+            .map_or_else(|| "null".to_string(), |m| matrix(m, "  "));
+        Some(format!(
+            "{{\n  \"schema\": {},\n  \"slices\": {},\n  \"sample_rows\": {},\n  \
+             \"permutations\": {},\n  \"detectors\": {{\n{}\n  }},\n  \"accuracy\": {},\n  \
+             \"id_priors\": {},\n  \"estimated_priors\": {}\n}}\n",
+            d.schema,
+            json_line(&d.slices),
+            d.sample_rows,
+            d.permutations,
+            named.join(",\n"),
+            accuracy,
+            json_line(&d.id_priors),
+            json_line(&d.estimated_priors),
         ))
     }
 

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use super::check::check_run;
 use super::layout::{
-    HEALTH_JSON, HealthFile, MATRIX_CSV, MATRIX_JSON, MatrixFile, RUN_JSON, TIMING_JSON, run_dir,
+    DETECTORS_JSON, HEALTH_JSON, HealthFile, MATRIX_CSV, MATRIX_JSON, MatrixFile, RUN_JSON,
+    TIMING_JSON, run_dir,
 };
 use super::record::{RunArtifact, RunProvenance, WallTimes};
 use crate::checksum::{SUMS, Sums, mismatch, sha256_hex};
@@ -30,12 +31,16 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
         });
     }
     let recorded = Sums::read(&sums_path)?;
-    let with_health = recorded.get(HEALTH_JSON).is_some();
-    let expected: &[&str] = if with_health {
-        &[HEALTH_JSON, MATRIX_CSV, MATRIX_JSON, RUN_JSON]
-    } else {
-        &[MATRIX_CSV, MATRIX_JSON, RUN_JSON]
-    };
+    // Optional files: health.json (schema 2 on), detectors.json (runs with detectors).
+    let mut expected: Vec<&str> = Vec::new();
+    if recorded.get(DETECTORS_JSON).is_some() {
+        expected.push(DETECTORS_JSON);
+    }
+    if recorded.get(HEALTH_JSON).is_some() {
+        expected.push(HEALTH_JSON);
+    }
+    expected.extend([MATRIX_CSV, MATRIX_JSON, RUN_JSON]);
+    let expected = expected.as_slice();
     if recorded.paths().ne(expected.iter().copied()) {
         return Err(fail(
             SUMS,
@@ -87,12 +92,21 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
             Some(file.cutoffs)
         }
     };
+    let detectors = match texts.get(DETECTORS_JSON) {
+        None => None,
+        Some(text) => {
+            let file: crate::detectors::DetectorMatrices =
+                serde_json::from_str(text).map_err(|e| fail(DETECTORS_JSON, json_error(&e)))?;
+            Some(file)
+        }
+    };
     let run = RunArtifact {
         slices: matrix.slices.clone(),
         grid,
         provenance,
         timing,
         health,
+        detectors,
     };
     check_run(&run).map_err(|message| {
         let file = if message.starts_with("slices") || message.starts_with("cells") {
@@ -101,6 +115,8 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
             return fail(TIMING_JSON, rest.to_string());
         } else if let Some(rest) = message.strip_prefix(&format!("{HEALTH_JSON}: ")) {
             return fail(HEALTH_JSON, rest.to_string());
+        } else if let Some(rest) = message.strip_prefix(&format!("{DETECTORS_JSON}: ")) {
+            return fail(DETECTORS_JSON, rest.to_string());
         } else {
             RUN_JSON
         };
@@ -135,6 +151,17 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
             ),
         ));
     }
+    check_canonical(dir, &texts, &run)?;
+    Ok(run)
+}
+
+/// Every file is in the canonical layout this version writes (the matrix's CSV agreeing
+/// with its JSON).
+fn check_canonical(dir: &Path, texts: &BTreeMap<&str, String>, run: &RunArtifact) -> Result<()> {
+    let fail = |file: &str, message: String| Error::Artifact {
+        path: dir.join(file),
+        message,
+    };
     if texts[MATRIX_CSV] != run.matrix_csv()? {
         return Err(fail(
             MATRIX_CSV,
@@ -149,13 +176,21 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
             "not in the canonical layout this version writes".into(),
         ));
     }
+    if let Some(text) = texts.get(DETECTORS_JSON)
+        && Some(text) != run.detectors_json().as_ref()
+    {
+        return Err(fail(
+            DETECTORS_JSON,
+            "not in the canonical layout this version writes".into(),
+        ));
+    }
     if texts[MATRIX_JSON] != run.matrix_json() {
         return Err(fail(
             MATRIX_JSON,
             "not in the canonical layout this version writes".into(),
         ));
     }
-    Ok(run)
+    Ok(())
 }
 
 /// `line L column C: problem`, without the position serde_json appends to its message.

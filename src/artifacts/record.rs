@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::checksum::sha256_hex;
 use crate::data::DataSource;
+use crate::detectors::DetectorMatrices;
 use crate::eval::Health;
 use crate::matrix::Grid;
 use crate::metrics::Metric;
@@ -91,6 +92,9 @@ pub struct WallTimes {
     /// before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// The label-free detectors, all cutoffs (runs with `--detectors`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detectors: Option<f64>,
 }
 
 impl WallTimes {
@@ -100,6 +104,7 @@ impl WallTimes {
             train: 0.0,
             eval: 0.0,
             host: None,
+            detectors: None,
         }
     }
 }
@@ -164,6 +169,9 @@ pub struct RunArtifact {
     pub timing: Option<WallTimes>,
     /// `health.json`: one entry per cutoff, in slice order (`None` in a schema-1 folder).
     pub health: Option<Vec<Health>>,
+    /// `detectors.json`: the label-free drift detectors, when the run computed them
+    /// (`drift run --detectors`).
+    pub detectors: Option<DetectorMatrices>,
 }
 
 impl RunArtifact {

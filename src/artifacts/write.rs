@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::check::check_run;
 use super::layout::{
-    HEALTH_JSON, MATRIX_CSV, MATRIX_JSON, RUN_JSON, TIMING_JSON, json_line, run_dir,
+    DETECTORS_JSON, HEALTH_JSON, MATRIX_CSV, MATRIX_JSON, RUN_JSON, TIMING_JSON, json_line, run_dir,
 };
 use super::record::RunArtifact;
 use crate::checksum::{SUMS, Sums};
@@ -34,6 +34,11 @@ pub fn write_run(root: &Path, run: &RunArtifact) -> Result<PathBuf> {
     match run.health_json() {
         Some(text) => files.insert(0, (HEALTH_JSON, text)),
         None => remove_if_present(&dir.join(HEALTH_JSON))?,
+    }
+    // In the sums' (name) order: detectors.json first.
+    match run.detectors_json() {
+        Some(text) => files.insert(0, (DETECTORS_JSON, text)),
+        None => remove_if_present(&dir.join(DETECTORS_JSON))?,
     }
     let mut sums = Sums::new();
     for (name, text) in &files {

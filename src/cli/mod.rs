@@ -10,6 +10,7 @@ mod presets;
 mod run;
 mod saliency;
 mod score;
+mod shift;
 pub use score::score_file;
 mod study;
 mod summarize;
@@ -112,6 +113,19 @@ pub enum Command {
     /// a build with the `torch` feature; the same inputs, device and --threads give the same
     /// bytes.
     Embed(embed::Args),
+    /// Test whether two samples of vectors come from one distribution.
+    ///
+    /// `drift shift A.npy B.npy` reads two float32 `.npy` files of shape `[rows, dims]`
+    /// (embeddings, features, any rows of numbers; `drift embed` writes them) and prints the
+    /// test's statistic and p-value (`--format json`: keys `statistic`, `p_value`). `--test
+    /// mmd` (the default): the unbiased squared maximum mean discrepancy with a Gaussian
+    /// kernel whose bandwidth is the median distance between the pooled points, p-value from
+    /// --permutations seeded shuffles of the pooled rows, `(1 + #{>=}) / (1 +
+    /// permutations)`. `--test ks`: scipy's two-sample Kolmogorov-Smirnov test on every
+    /// dimension, the largest statistic and the smallest p-value times the dimensions.
+    /// `--test c2st`: the cross-validated ROC AUC of a logistic regression telling A from B
+    /// (0.5: indistinguishable). The same files and --seed give the same output.
+    Shift(shift::Args),
     /// Run a whole studies file in dependency order, locally in parallel or on Slurm.
     ///
     /// Plans every item of the studies (`report/studies.toml` by default): the encoder
@@ -146,6 +160,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Data(command) => data::run(command),
         Command::Cache(args) => cache::run(args),
         Command::Embed(args) => embed::run(args),
+        Command::Shift(args) => shift::run(args),
         Command::Study(args) => study::run(args),
         #[cfg(feature = "paper")]
         Command::VerifyPaper(args) => verify_paper::run(args),

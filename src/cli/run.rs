@@ -30,6 +30,12 @@ pub struct Args {
     /// No progress bars.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Also compute the label-free drift detectors of every checkpoint on every later
+    /// slice (representation, output and performance-estimate detectors) into
+    /// `detectors.json` beside the matrix; `drift summarize RUN_DIR --detectors` backtests
+    /// them. A rerun with the flag adds them to finished cutoffs from their checkpoints.
+    #[arg(long, conflicts_with = "baseline_only")]
+    pub detectors: bool,
     /// Write only the preset's counting baseline (which every run writes first) and stop;
     /// it needs no libtorch.
     #[arg(long, conflicts_with_all = ["models", "seeds"])]
@@ -62,6 +68,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         device: args.device.parse()?,
         threads: args.threads,
         progress: !args.quiet && std::io::stderr().is_terminal(),
+        detectors: args.detectors,
     };
     for dir in crate::run::run_preset(&loaded, &options)? {
         outln!("{}", dir.display())?;

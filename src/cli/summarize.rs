@@ -17,10 +17,10 @@ use crate::output::{out, outln};
 use crate::table::{Pad, Table, TextLayout};
 use crate::{Result, matrix};
 
-/// What `drift summarize` prints.
+/// How a command prints its result.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum OutputFormat {
-    /// One JSON object (keys `id`, `future`, `decay`, `forgetting`, and the four scores).
+    /// One JSON object.
     Json,
     /// A table for people.
     Table,
