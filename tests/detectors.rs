@@ -88,11 +88,14 @@ fn spearman(a: &[f64], b: &[f64]) -> f64 {
 #[test]
 fn under_label_drift_bbse_follows_the_generators_class_prior() {
     let dir = tempfile::tempdir().unwrap();
-    let d = detectors(&run(
+    let run_dir = run(
         dir.path(),
-        "covariate = 0.0\nlabel = 1.0\nconcept = 0.0",
+        "covariate = 0.0
+label = 1.0
+concept = 0.0",
         8,
-    ));
+    );
+    let d = detectors(&run_dir);
     let k = d.slices.len();
     // P(y = 1) of year u in [0, 1]: 0.5 + 0.3 (2u - 1) (src/data/synthetic/portraits.rs).
     let truth = |j: usize| 0.5 + 0.3 * (2.0 * j as f64 / (k - 1) as f64 - 1.0);
@@ -116,6 +119,42 @@ fn under_label_drift_bbse_follows_the_generators_class_prior() {
         "mean error {error}: {estimated:?} vs {expected:?}"
     );
     assert!(spearman(&estimated, &expected) > 0.8, "{estimated:?}");
+
+    // `drift summarize --detectors` backtests every detector against the matrix.
+    let output = crate::support::drift()
+        .arg("summarize")
+        .arg(run_dir.parent().unwrap())
+        .args(["--detectors", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        crate::support::stderr(&output)
+    );
+    let json: serde_json::Value = serde_json::from_str(&crate::support::stdout(&output)).unwrap();
+    let backtest = &json["detectors"];
+    assert_eq!(
+        backtest["detectors"].as_array().unwrap().len(),
+        drift::detectors::DETECTORS.len()
+    );
+    assert!(backtest["best"].is_string(), "{backtest}");
+    assert!(
+        backtest["schedules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["policy"] == "every slice")
+    );
+    for d in backtest["detectors"].as_array().unwrap() {
+        assert!(
+            d["spearman"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|r| r.is_null() || r.as_f64().unwrap().abs() <= 1.0)
+        );
+    }
 }
 
 #[test]

@@ -48,6 +48,7 @@ fn model(
         provenance: provenance_,
         timing: timing.to_vec(),
         health: vec![None; grids.len()],
+        detectors: vec![None; grids.len()],
     }
 }
 

@@ -5,13 +5,15 @@
 //! robustness family of drift-happens (S, R_abs, R_rel, DRS_alpha, LDRS, CVaR_tau,
 //! J_lambda, H), Wild-Time's Eval-Fix and Eval-Stream read off the matrix, the spread over
 //! seeds with ties and bootstrap intervals, the t-tests and Holm's correction the paper's
-//! claims are decided by, retraining policies simulated from the matrix; and
+//! claims are decided by, retraining policies simulated from the matrix, the label-free
+//! detectors backtested against it as retraining triggers; and
 //! [`StudyAnalysis`], all of them for one study, computed once for every view of it;
 //! [`Summary`], those of one model for `drift summarize`.
 //!
 //! Each analysis lives in a file of its own, which imports the others' types from their
 //! files; this one only re-exports them.
 
+mod backtest;
 mod cohort;
 mod forgetting;
 mod ranking;
@@ -26,10 +28,11 @@ mod uncertainty;
 pub mod wilcoxon;
 mod wild_time;
 
+pub use backtest::{DetectorBacktest, TriggerPoint, backtest, spearman};
 pub use cohort::{Cohort, cohort, deviation};
 pub use forgetting::{ForgettingPoint, forgetting_curve, forgetting_over_seeds};
 pub use ranking::{Ranked, rank_by_decay, rank_by_future};
-pub use retraining::{Deployment, Policy, simulate, standard_policies};
+pub use retraining::{Deployment, Observed, Policy, replay, simulate, standard_policies};
 pub use robustness::{
     CutoffRow, DecayDefinitions, FamilyRow, ModelCutoffs, Robustness, SeedScores, decay,
     decay_definitions, default_family, family_averages, per_cutoff, robustness, seed_scores,

@@ -31,6 +31,13 @@ pub enum Policy {
         /// The tolerated drop.
         drop: f64,
     },
+    /// Retrain after a slice on which a label-free detector of the deployed model crossed
+    /// `threshold` (oriented so that larger means more shift); the detector is the
+    /// caller's ([`replay`]).
+    Trigger {
+        /// The threshold.
+        threshold: f64,
+    },
 }
 
 impl Policy {
@@ -42,6 +49,7 @@ impl Policy {
             Policy::Every { k } => format!("every {k}"),
             // Rounded to 6 decimals: 0.07 * 100 is 7.000000000000001.
             Policy::OnDrop { drop } => format!("drop > {}", (drop * scale * 1e6).round() / 1e6),
+            Policy::Trigger { threshold } => format!("trigger > {threshold:.4}"),
         }
     }
 }
@@ -63,6 +71,39 @@ pub struct Deployment {
 
 /// Simulates `policy` on `grid`.
 pub fn simulate(grid: &Grid, direction: Direction, policy: Policy) -> Deployment {
+    replay(grid, direction, policy, |model, cell| match policy {
+        Policy::Never => false,
+        Policy::Every { k: period } => period > 0 && cell.slice % period == 0,
+        Policy::OnDrop { drop } => match (grid.get(model, model), cell.value) {
+            (Some(id), Some(v)) => match direction {
+                Direction::HigherIsBetter => id - v > drop,
+                Direction::LowerIsBetter => v - id > drop,
+            },
+            _ => false,
+        },
+        // A trigger's rule is its caller's (see `replay`); alone it never fires.
+        Policy::Trigger { .. } => false,
+    })
+}
+
+/// What a policy sees after slice `slice`: the deployed model's cell on it.
+#[derive(Clone, Copy, Debug)]
+pub struct Observed {
+    /// The slice just scored.
+    pub slice: usize,
+    /// The deployed model's cell on it (`None` where empty).
+    pub value: Option<f64>,
+}
+
+/// The deployment of `grid` when `retrain(deployed_row, observed)` decides after each
+/// slice (recorded as `policy`): the one replay loop of [`simulate`] and the detector
+/// triggers of [`crate::analysis::backtest`].
+pub fn replay(
+    grid: &Grid,
+    direction: Direction,
+    policy: Policy,
+    retrain: impl Fn(usize, Observed) -> bool,
+) -> Deployment {
     let k = grid.k();
     let mut model = 0;
     let mut retrains = 0;
@@ -72,19 +113,12 @@ pub fn simulate(grid: &Grid, direction: Direction, policy: Policy) -> Deployment
         deployed.push(model);
         let cell = grid.get(model, t);
         scores.extend(cell);
-        let retrain = match policy {
-            Policy::Never => false,
-            Policy::Every { k: period } => period > 0 && t % period == 0,
-            Policy::OnDrop { drop } => match (grid.get(model, model), cell) {
-                (Some(id), Some(v)) => match direction {
-                    Direction::HigherIsBetter => id - v > drop,
-                    Direction::LowerIsBetter => v - id > drop,
-                },
-                _ => false,
-            },
+        let observed = Observed {
+            slice: t,
+            value: cell,
         };
         // Retraining after the last slice deploys nothing that is scored.
-        if retrain && t + 1 < k {
+        if retrain(model, observed) && t + 1 < k {
             model = t;
             retrains += 1;
         }

@@ -293,6 +293,8 @@ pub struct ModelRuns {
     pub timing: Vec<Option<WallTimes>>,
     /// Each seed's health record, in seed order (`None` for a schema-1 folder).
     pub health: Vec<Option<Vec<Health>>>,
+    /// Each seed's label-free detectors, in seed order (`None` for a run without them).
+    pub detectors: Vec<Option<crate::detectors::DetectorMatrices>>,
 }
 
 impl ModelRuns {
@@ -328,6 +330,7 @@ pub fn load_all(root: &Path) -> Result<Vec<ModelRuns>> {
             provenance: Vec::new(),
             timing: Vec::new(),
             health: Vec::new(),
+            detectors: Vec::new(),
         });
         if entry.matrix.slices() != run.slices.as_slice() || entry.matrix.metric() != p.metric {
             return Err(Error::Artifact {
@@ -348,15 +351,17 @@ pub fn load_all(root: &Path) -> Result<Vec<ModelRuns>> {
         entry.provenance.push(p);
         entry.timing.push(run.timing);
         entry.health.push(run.health);
+        entry.detectors.push(run.detectors);
     }
     let mut out: Vec<ModelRuns> = groups.into_values().collect();
     for m in &mut out {
-        // Seed order, applied to the three per-seed lists alike.
+        // Seed order, applied to the per-seed lists alike.
         let mut order: Vec<usize> = (0..m.provenance.len()).collect();
         order.sort_by_key(|&n| m.provenance[n].seed);
         m.provenance = order.iter().map(|&n| m.provenance[n].clone()).collect();
         m.timing = order.iter().map(|&n| m.timing[n].clone()).collect();
         m.health = order.iter().map(|&n| m.health[n].clone()).collect();
+        m.detectors = order.iter().map(|&n| m.detectors[n].clone()).collect();
     }
     Ok(out)
 }

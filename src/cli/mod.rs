@@ -2,6 +2,7 @@
 //! `src/main.rs` only parses arguments and prints errors.
 
 mod artifacts;
+mod backtest;
 mod cache;
 mod data;
 mod embed;

@@ -76,6 +76,12 @@ pub struct Args {
     /// gaps (0: every pair alike).
     #[arg(long, default_value_t = 0.0)]
     pub beta: f64,
+    /// Backtest the runs' label-free drift detectors (`drift run --detectors`) against the
+    /// matrix: each detector's Spearman correlation with the true drop, the accuracy
+    /// estimates' errors, and retrains against realised performance with each detector as
+    /// a retraining trigger, beside the fixed schedules (artifacts only).
+    #[arg(long)]
+    pub detectors: bool,
 }
 
 /// Runs `drift summarize`.
@@ -133,6 +139,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .and_then(|r| r.provenance.first())
         .map(|p| p.varied.iter().map(|v| v.name()).collect());
     let design = design_note(runs.as_ref());
+    let backtest = match (&runs, args.detectors) {
+        (_, false) => None,
+        (Some(runs), true) => Some(super::backtest::Backtest::new(runs, &runs.matrix)?),
+        (None, true) => {
+            return Err(crate::Error::Invalid(format!(
+                "--detectors: {} is a CSV, which holds no detectors; give a folder of run                  artifacts made with `drift run --detectors`",
+                args.matrix.display()
+            )));
+        }
+    };
     let self_labelling = match &args.gold {
         None => None,
         Some(gold) => Some(self_labelling_of(&args, runs.as_ref(), &matrix, gold)?),
@@ -148,6 +164,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 robustness_parameters: parameters,
                 temporal_effects_design: design,
                 self_labelling,
+                detectors: backtest,
             };
             outln!(
                 "{}",
@@ -168,6 +185,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
             if let Some(seeds) = &collapsed {
                 out!("{}", collapsed_table(seeds, !args.include_collapsed))?;
+            }
+            if let Some(b) = &backtest {
+                out!("{}", b.table())?;
             }
         }
     }
@@ -196,6 +216,9 @@ struct Output<'a> {
     /// With `--gold`: Table 9, self-labelled against gold-label adaptation.
     #[serde(skip_serializing_if = "Option::is_none")]
     self_labelling: Option<SelfLabelling>,
+    /// With `--detectors`: the detectors' backtest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detectors: Option<super::backtest::Backtest>,
 }
 
 /// The preset the runs were made from, when its recorded path still holds it (same hash).
