@@ -32,8 +32,8 @@
 //! 7. [`artifacts`]: one folder per (preset, model, seed) run with the matrix and its
 //!    provenance, written atomically and loaded only after every check passes;
 //!    [`baseline`] writes the counting baselines every study is measured against; `run`
-//!    ties the stages together for a preset, resumable; [`saliency`] maps are saved
-//!    beside a run.
+//!    ties the stages together for a preset, resumable, and `detect` adds the detectors
+//!    to a finished run; [`saliency`] maps are saved beside a run.
 //! 8. [`report`]: the studies with their analyses, and the figures, tables and Typst paper
 //!    that only read them, checked against a manifest.
 //! 9. [`study`]: a studies file as a graph of work items (caches, baselines, runs,
@@ -76,6 +76,8 @@ pub mod checksum;
 pub mod cli;
 mod csv_table;
 pub mod data;
+#[cfg(feature = "torch")]
+pub mod detect;
 pub mod detectors;
 #[cfg(feature = "torch")]
 pub mod device;

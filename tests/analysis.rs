@@ -516,6 +516,7 @@ fn cohort_study() -> analysis::StudyAnalysis {
         family,
         matrix,
         baseline: false,
+        detectors: None,
     };
     analysis::StudyAnalysis::new(&[
         model("a", "ab", &a),
@@ -540,6 +541,7 @@ fn a_baseline_is_ranked_but_not_in_the_cohort() {
         family: "f",
         matrix,
         baseline,
+        detectors: None,
     };
     let study =
         analysis::StudyAnalysis::new(&[model("a", &a, false), model("majority", &base, true)])
@@ -688,6 +690,7 @@ fn a_study_needs_consistent_models_each_once() {
         family: "f",
         matrix,
         baseline: false,
+        detectors: None,
     };
     let err = analysis::StudyAnalysis::new(&[model("a", &a), model("a", &b)]).unwrap_err();
     assert_eq!(err.to_string(), "model \"a\" appears twice in the study");

@@ -91,6 +91,7 @@ fn a_study_shows_each_model_its_ranks_the_cohort_and_the_families() {
             family: "g",
             matrix: &n,
             baseline: false,
+            detectors: None,
         },
         analysis::StudyModel {
             model: "m",
@@ -98,6 +99,7 @@ fn a_study_shows_each_model_its_ranks_the_cohort_and_the_families() {
             family: "f",
             matrix: &m,
             baseline: false,
+            detectors: None,
         },
     ])
     .unwrap();

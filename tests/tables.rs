@@ -150,6 +150,7 @@ fn try_analysed(runs: &[ModelRuns]) -> drift::Result<StudyAnalysis> {
             family: f,
             matrix: &r.matrix,
             baseline: false,
+            detectors: None,
         })
         .collect();
     StudyAnalysis::new(&models)

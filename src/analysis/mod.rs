@@ -6,7 +6,8 @@
 //! J_lambda, H), Wild-Time's Eval-Fix and Eval-Stream read off the matrix, the spread over
 //! seeds with ties and bootstrap intervals, the t-tests and Holm's correction the paper's
 //! claims are decided by, retraining policies simulated from the matrix, the label-free
-//! detectors backtested against it as retraining triggers; and
+//! detectors backtested against it as retraining triggers (per model of a study with the
+//! schedules and the accuracy estimates beside them); and
 //! [`StudyAnalysis`], all of them for one study, computed once for every view of it;
 //! [`Summary`], those of one model for `drift summarize`.
 //!
@@ -15,6 +16,7 @@
 
 mod backtest;
 mod cohort;
+mod detection;
 mod forgetting;
 mod ranking;
 mod retraining;
@@ -30,6 +32,10 @@ mod wild_time;
 
 pub use backtest::{DetectorBacktest, TriggerPoint, backtest, spearman};
 pub use cohort::{Cohort, cohort, deviation};
+pub use detection::{
+    DetectorRank, DetectorStudy, EstimateCell, ScheduleMean, SeedDetectors, check_detectors,
+    rank_detectors,
+};
 pub use forgetting::{ForgettingPoint, forgetting_curve, forgetting_over_seeds};
 pub use ranking::{Ranked, rank_by_decay, rank_by_future};
 pub use retraining::{Deployment, Observed, Policy, replay, simulate, standard_policies};

@@ -5,6 +5,9 @@
 use serde::Serialize;
 
 use super::cohort::{Cohort, cohort, deviation};
+use super::detection::{
+    DetectorRank, DetectorStudy, SeedDetectors, check_detectors, rank_detectors,
+};
 use super::forgetting::{ForgettingPoint, forgetting_over_seeds};
 use super::ranking::{Ranked, rank_by_decay, rank_by_future};
 use super::retraining::{Deployment, simulate, standard_policies};
@@ -44,6 +47,9 @@ pub struct StudyModel<'a> {
     /// Whether it is a counting baseline: ranked and tabled with the models, but kept out
     /// of the cohort, and what every model's margin is measured against.
     pub baseline: bool,
+    /// Its runs' label-free detectors with the full matrix they are backtested on
+    /// ([`super::detection`]); `None` when some seed has none.
+    pub detectors: Option<SeedDetectors<'a>>,
 }
 
 /// The analyses of one model of a study.
@@ -94,6 +100,9 @@ pub struct ModelAnalysis {
     pub eval_stream: EvalStream,
     /// The standard retraining policies simulated on `mean`.
     pub retraining: Vec<Deployment>,
+    /// Its label-free detectors backtested on every seed's full grid, collapsed rows
+    /// included ([`super::detection`]); `None` when some seed has none.
+    pub detectors: Option<DetectorStudy>,
 }
 
 /// Per-cutoff ranking of the models at one of the spread cutoffs.
@@ -135,6 +144,9 @@ pub struct StudyAnalysis {
     /// One forgetting curve per family, families in model order: at each lag the mean of
     /// the members' means (members with a value there), std the sample std over them.
     pub family_forgetting: Vec<(String, Vec<ForgettingPoint>)>,
+    /// The label-free detectors ranked over the trained models by how well they track the
+    /// true drop; `None` unless every trained model has [`ModelAnalysis::detectors`].
+    pub detectors: Option<Vec<DetectorRank>>,
 }
 
 impl StudyAnalysis {
@@ -180,6 +192,8 @@ impl StudyAnalysis {
             cutoff_rankings,
             spread,
             cohort,
+            detectors: trained_detectors(&analysed)
+                .map(|models| rank_detectors(&models.iter().map(|m| m.1).collect::<Vec<_>>())),
             models: analysed,
         })
     }
@@ -188,6 +202,22 @@ impl StudyAnalysis {
     pub fn model(&self, model: &str) -> Option<&ModelAnalysis> {
         self.models.iter().find(|m| m.model == model)
     }
+
+    /// The trained models (baselines left out) in study order, each with its detectors'
+    /// backtest; `None` unless every one has it (what the detector table and figures show).
+    pub fn detector_models(&self) -> Option<Vec<(&ModelAnalysis, &DetectorStudy)>> {
+        trained_detectors(&self.models)
+    }
+}
+
+/// The trained models of `models` with their detector backtests, when every one has it.
+fn trained_detectors(models: &[ModelAnalysis]) -> Option<Vec<(&ModelAnalysis, &DetectorStudy)>> {
+    let trained: Vec<(&ModelAnalysis, &DetectorStudy)> = models
+        .iter()
+        .filter(|m| !m.baseline)
+        .map(|m| Some((m, m.detectors.as_ref()?)))
+        .collect::<Option<_>>()?;
+    (!trained.is_empty()).then_some(trained)
 }
 
 /// The first model, once every model is checked: named once, with the first one's slices
@@ -209,6 +239,9 @@ fn check_models<'a, 'm>(models: &'a [StudyModel<'m>]) -> Result<&'a StudyModel<'
                 "model {} has other slices or another metric than model {}",
                 m.model, first.model
             )));
+        }
+        if let Some(runs) = &m.detectors {
+            check_detectors(m.model, runs)?;
         }
     }
     Ok(first)
@@ -265,6 +298,7 @@ impl ModelAnalysis {
                 .into_iter()
                 .map(|p| simulate(&mean, direction, p))
                 .collect(),
+            detectors: m.detectors.as_ref().map(DetectorStudy::new),
             mean,
         }
     }

@@ -16,7 +16,8 @@ pub(super) const MATRIX_CSV: &str = "matrix.csv";
 pub(super) const RUN_JSON: &str = "run.json";
 pub(super) const TIMING_JSON: &str = "timing.json";
 pub(super) const HEALTH_JSON: &str = "health.json";
-pub(super) const DETECTORS_JSON: &str = "detectors.json";
+/// The detector matrices of a run computed with detectors.
+pub const DETECTORS_JSON: &str = "detectors.json";
 pub(super) const CSV_HEADER: &str = "train_slice,eval_slice,metric,value";
 
 /// `health.json`.

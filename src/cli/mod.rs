@@ -5,6 +5,7 @@ mod artifacts;
 mod backtest;
 mod cache;
 mod data;
+mod detect;
 mod embed;
 mod models;
 mod presets;
@@ -127,6 +128,17 @@ pub enum Command {
     /// `--test c2st`: the cross-validated ROC AUC of a logistic regression telling A from B
     /// (0.5: indistinguishable). The same files and --seed give the same output.
     Shift(shift::Args),
+    /// Add the label-free drift detectors to finished run folders.
+    ///
+    /// Computes what `drift run --detectors` would have written (`detectors.json`) for
+    /// runs made without the flag. It needs each checkpoint's outputs: from the run's
+    /// `checkpoints/` when `drift run` left them there; otherwise (the committed results
+    /// ship no checkpoints) it trains the run again with its preset, device and thread
+    /// count, which gives the same checkpoints. The work happens in a hidden folder of the
+    /// results root; the run folder is replaced only if the matrix comes out the same in
+    /// every cell, else nothing changes and the command fails naming the cell. The preset
+    /// must still hash as the run recorded.
+    Detect(detect::Args),
     /// Run a whole studies file in dependency order, locally in parallel or on Slurm.
     ///
     /// Plans every item of the studies (`report/studies.toml` by default): the encoder
@@ -162,6 +174,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Cache(args) => cache::run(args),
         Command::Embed(args) => embed::run(args),
         Command::Shift(args) => shift::run(args),
+        Command::Detect(args) => detect::run(args),
         Command::Study(args) => study::run(args),
         #[cfg(feature = "paper")]
         Command::VerifyPaper(args) => verify_paper::run(args),

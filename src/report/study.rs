@@ -13,9 +13,10 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::analysis::{StudyAnalysis, StudyModel};
+use crate::analysis::{SeedDetectors, StudyAnalysis, StudyModel};
 use crate::artifacts::{self, ModelRuns};
 use crate::baseline::{BASELINE_FAMILY, Baseline};
+use crate::detectors::DetectorMatrices;
 use crate::matrix::DriftMatrix;
 use crate::preset::{LoadedPreset, Preset};
 use crate::saliency::{self, SaliencyMeans};
@@ -63,6 +64,10 @@ pub struct StudySpec {
     /// The saliency maps `drift study` draws for this study (none by default).
     #[serde(default)]
     pub saliency: Vec<SaliencySpec>,
+    /// Its runs compute the label-free drift detectors (`drift run --detectors`), which
+    /// the paper backtests against the matrices; a run without them is redone.
+    #[serde(default)]
+    pub detectors: bool,
 }
 
 /// Saliency maps to draw (`[[studies.saliency]]`): one per model, seed and cutoff of one
@@ -264,10 +269,11 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Loade
                 }
                 runs.extend(found);
             }
+            let detected = has_detectors(&runs);
             let mut inputs = Vec::new();
             let mut maps = Vec::new();
             for r in &runs {
-                for p in &r.provenance {
+                for (n, p) in r.provenance.iter().enumerate() {
                     let dir = format!("{results}/{}/{}/seed-{}", r.preset, r.model, p.seed);
                     for file in ["matrix.json", "matrix.csv", "run.json", "SHA256SUMS"] {
                         inputs.push(format!("{dir}/{file}"));
@@ -277,6 +283,9 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Loade
                     }
                     if root.join(&dir).join("timing.json").is_file() {
                         inputs.push(format!("{dir}/timing.json"));
+                    }
+                    if detected && r.detectors.get(n).is_some_and(Option::is_some) {
+                        inputs.push(format!("{dir}/{}", artifacts::DETECTORS_JSON));
                     }
                     for file in saliency_files(root, &format!("{dir}/saliency"))? {
                         if file.ends_with(".json") {
@@ -315,17 +324,28 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Loade
                     _ => r.matrix.clone(),
                 })
                 .collect();
+            // Each run's detector files in its matrix's seed order, when the study has them.
+            let detectors: Vec<Option<Vec<&DetectorMatrices>>> = runs
+                .iter()
+                .map(|r| if detected { seed_detectors(r) } else { None })
+                .collect();
             let models: Vec<StudyModel> = runs
                 .iter()
                 .zip(&families)
                 .zip(&matrices)
                 .zip(&keys)
-                .map(|(((r, family), matrix), key)| StudyModel {
+                .zip(&detectors)
+                .map(|((((r, family), matrix), key), detectors)| StudyModel {
                     model: &r.model,
                     key,
                     family,
                     matrix,
                     baseline: Baseline::from_key(key).is_some(),
+                    // The full matrix, collapsed rows included (see `analysis::detection`).
+                    detectors: detectors.as_deref().map(|detectors| SeedDetectors {
+                        matrix: &r.matrix,
+                        detectors,
+                    }),
                 })
                 .collect();
             let analysis = StudyAnalysis::new(&models).map_err(in_error)?;
@@ -345,6 +365,32 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Loade
                 design,
                 presets: loaded,
             })
+        })
+        .collect()
+}
+
+/// Whether the study's detectors are backtested: every seed of every model that is not a
+/// counting baseline has `detectors.json` (baselines have none). Without them the study
+/// reads no detector file and shows no detector table or figure.
+fn has_detectors(runs: &[ModelRuns]) -> bool {
+    let mut trained = runs
+        .iter()
+        .filter(|r| Baseline::from_key(&r.model).is_none())
+        .peekable();
+    trained.peek().is_some() && trained.all(|r| seed_detectors(r).is_some())
+}
+
+/// The detector files of `run` in its matrix's seed order; `None` when a seed has none.
+fn seed_detectors(run: &ModelRuns) -> Option<Vec<&DetectorMatrices>> {
+    run.matrix
+        .seeds()
+        .iter()
+        .map(|seed| {
+            run.provenance
+                .iter()
+                .zip(&run.detectors)
+                .find(|(p, _)| p.seed == *seed)
+                .and_then(|(_, d)| d.as_ref())
         })
         .collect()
 }

@@ -62,6 +62,8 @@ pub enum Work {
         dir: PathBuf,
         /// Cutoffs the run trains (for progress).
         cutoffs: usize,
+        /// It computes the drift detectors (`--detectors`).
+        detectors: bool,
     },
     /// `drift models --params --output FILE`.
     Models {
@@ -166,8 +168,9 @@ impl Item {
                 preset,
                 model,
                 seed,
+                detectors,
                 ..
-            } => vec![
+            } => [
                 "run".into(),
                 p(preset),
                 "--models".into(),
@@ -181,7 +184,10 @@ impl Item {
                 "--threads".into(),
                 threads.into(),
                 "--quiet".into(),
-            ],
+            ]
+            .into_iter()
+            .chain(detectors.then(|| "--detectors".into()))
+            .collect(),
             Work::Models { file } => vec![
                 "models".into(),
                 "--params".into(),

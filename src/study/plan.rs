@@ -153,6 +153,18 @@ impl StudyPlan {
             for &seed in &preset.seeds {
                 let dir = artifacts::run_dir(&self.out, &preset.name, &spec.key, seed);
                 let state = run_state(&dir, &info.loaded, expected(seed), cutoffs);
+                let state = match state {
+                    State::Done
+                        if info.detectors && !dir.join(artifacts::DETECTORS_JSON).exists() =>
+                    {
+                        State::Missing(
+                            "no detectors.json: reruns with --detectors (from its checkpoints \
+                             when kept, else it trains again)"
+                                .into(),
+                        )
+                    }
+                    state => state,
+                };
                 planned.push((spec, seed, dir, state));
             }
         }
@@ -203,6 +215,7 @@ impl StudyPlan {
                     seed,
                     dir,
                     cutoffs,
+                    detectors: info.detectors,
                 },
                 deps.clone(),
                 state,

@@ -118,6 +118,8 @@ pub(super) struct PresetInfo {
     pub(super) cache: Option<(String, State)>,
     /// Each seed's own data identity, when the seeds vary the data (else empty).
     pub(super) per_seed: BTreeMap<u64, DataSource>,
+    /// A study that names it asks for drift detectors.
+    pub(super) detectors: bool,
 }
 
 /// Loads every preset the studies name (each once, in the order first named) and, one
@@ -161,10 +163,13 @@ pub(super) fn load_presets(
         .zip(inspected)
         .map(|((loaded, file), found)| PresetInfo {
             data: found.data,
-            loaded,
             file,
             cache: found.cache,
             per_seed: found.per_seed,
+            detectors: specs
+                .iter()
+                .any(|s| s.detectors && s.presets.contains(&loaded.preset.name)),
+            loaded,
         })
         .collect())
 }

@@ -240,46 +240,95 @@ fn matrix_csv() {
 /// `SHA256SUMS` itself fuzzed.
 #[test]
 fn run_folders() {
-    const RUN: &str = "results/emoji/cnn_s/seed-0";
-    const FILES: [&str; 6] = [
-        "run.json",
-        "matrix.json",
-        "matrix.csv",
-        "health.json",
-        "timing.json",
-        "SHA256SUMS",
-    ];
+    fuzz_run_folder(
+        "run folders",
+        "results/emoji/cnn_s/seed-0",
+        &[
+            "run.json",
+            "matrix.json",
+            "matrix.csv",
+            "health.json",
+            "timing.json",
+        ],
+    );
+}
+
+/// The same with a run that computed detectors, fuzzing its `detectors.json` among the rest.
+#[test]
+fn run_folders_with_detectors() {
+    fuzz_run_folder(
+        "run folders with detectors.json",
+        "results/ht-minilm/linear/seed-0",
+        &["detectors.json", "run.json", "timing.json"],
+    );
+}
+
+/// Fuzzes one of `files` of the committed run folder `run` (or its `SHA256SUMS`), the
+/// other files as committed, and loads the folder.
+fn fuzz_run_folder(parser: &str, run: &'static str, files: &[&'static str]) {
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join(run);
+    let mut names: Vec<&'static str> = std::fs::read_dir(&committed)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n != "SHA256SUMS" && !n.starts_with('.') && committed.join(n).is_file())
+        .map(|n| &*Box::leak(n.into_boxed_str()))
+        .collect();
+    names.sort_unstable();
+    let fuzzed: Vec<&'static str> = files.iter().copied().chain(["SHA256SUMS"]).collect();
     let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().join("results/emoji/cnn_s/seed-0");
-    std::fs::create_dir_all(&run).unwrap();
-    let originals: Vec<Vec<u8>> = FILES.iter().map(|f| repo(&format!("{RUN}/{f}"))).collect();
-    let strategy = (0..FILES.len())
+    let folder = dir.path().join(run);
+    std::fs::create_dir_all(&folder).unwrap();
+    let originals: Vec<Vec<u8>> = fuzzed.iter().map(|f| repo(&format!("{run}/{f}"))).collect();
+    let strategy = (0..fuzzed.len())
         .prop_flat_map(move |k| document(originals[k].clone()).prop_map(move |doc| (k, doc)));
-    fuzz("run folders", strategy, |(k, doc)| {
-        for (f, name) in FILES.iter().enumerate() {
-            let bytes = if f == k {
+    let leaf = Path::new(run)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    fuzz(parser, strategy, |(k, doc)| {
+        for name in names.iter().chain(["SHA256SUMS"].iter()) {
+            let bytes = if *name == fuzzed[k] {
                 doc.clone()
             } else {
-                repo(&format!("{RUN}/{name}"))
+                repo(&format!("{run}/{name}"))
             };
-            put(&run, name, &bytes);
+            put(&folder, name, &bytes);
         }
-        if FILES[k] != "SHA256SUMS" {
+        if fuzzed[k] != "SHA256SUMS" {
+            // The checked files as the committed listing names them, with the fuzzed bytes.
             let mut sums = drift::checksum::Sums::new();
-            for name in &FILES[..5] {
-                sums.add(name.to_string(), &std::fs::read(run.join(name)).unwrap());
+            let listed = String::from_utf8(repo(&format!("{run}/SHA256SUMS"))).unwrap();
+            for line in listed.lines() {
+                let name = &line[66..];
+                sums.add(name.to_string(), &std::fs::read(folder.join(name)).unwrap());
             }
-            put(&run, "SHA256SUMS", sums.to_text().as_bytes());
+            put(&folder, "SHA256SUMS", sums.to_text().as_bytes());
         }
-        let result = drift::artifacts::load_run(&run);
+        let result = drift::artifacts::load_run(&folder);
         if let Err(e) = &result {
             let message = e.to_string();
             prop_assert!(
-                message.contains("seed-0"),
+                message.contains(&leaf),
                 "the error does not name the run folder or a file in it: {message}"
             );
         }
         Ok(())
+    });
+}
+
+/// A cutoff's detector file (`checkpoints/<label>.detectors.json`, what a resumed
+/// `drift run --detectors` reads back): no bytes make it panic, errors name it.
+#[test]
+fn cutoff_detector_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let valid = dir.path().join("valid.detectors.json");
+    drift::detectors::write_cutoff(&valid, "ab", &drift::detectors::CutoffDetectors::default())
+        .unwrap();
+    let valid = std::fs::read(&valid).unwrap();
+    fuzz("cutoff detector files", document(valid), |doc| {
+        let path = put(dir.path(), "1990s.detectors.json", &doc);
+        names(drift::detectors::read_cutoff(&path, "ab"), &path)
     });
 }
 

@@ -12,6 +12,7 @@
 //! | several heatmaps with one shared colour bar (cohort means of the studies) | [`panels()`] |
 //! | forgetting curves per model or per family | [`forgetting_curves`] (family curves: [`crate::analysis::StudyAnalysis::family_forgetting`]) |
 //! | retraining policies: mean deployed score against retrains, per model | [`retraining()`] |
+//! | label-free detectors: accuracy estimates against the truth; trigger curves beside the policies | [`estimates()`], [`trigger_curves`] |
 //! | ranking by future score or decay | [`ranking`] |
 //! | deterioration / adaptation scores of Agarwal & Nenkova | [`temporal_effects`] |
 //! | saliency maps per model and (cutoff, slice) | [`saliency_grid`] |
@@ -59,6 +60,7 @@
 
 pub mod colors;
 pub mod curves;
+pub mod detectors;
 pub mod effects;
 pub mod fonts;
 pub mod heatmap;
@@ -72,6 +74,9 @@ mod svg;
 mod ticks;
 
 pub use curves::{Curve, CurveOptions, forgetting_curves};
+pub use detectors::{
+    EstimateSeries, TriggerColumn, TriggerFigure, TriggerKey, TriggerRow, estimates, trigger_curves,
+};
 pub use effects::{EffectsRow, temporal_effects};
 pub use heatmap::{HeatmapOptions, heatmap};
 pub use panels::{Panel, panels};

@@ -5,7 +5,8 @@
 
 use super::hashed::Hashed;
 use super::job::OutputJob;
-use crate::analysis::{SCORES, StudyAnalysis};
+use crate::analysis::{Policy, SCORES, StudyAnalysis};
+use crate::detectors::DetectorKind;
 use crate::matrix::Grid;
 use crate::metrics::Metric;
 use crate::report::figures::{
@@ -93,6 +94,7 @@ const FAMILIES: &[Family] = &[
     rankings,
     temporal_effects,
     retraining,
+    detectors,
     saliency,
 ];
 
@@ -229,6 +231,131 @@ fn retraining(s: &StudyFigures) -> Result<Vec<OutputJob>> {
     Ok(vec![s.job("retraining", move || {
         figures::retraining(&series, &label)
     })])
+}
+
+/// The label-free detectors, for a study whose trained models all have them: the
+/// accuracy estimates against the truth (`detectors-estimates`, every model and seed) and
+/// each detector as a retraining trigger beside the policies (`detectors-retraining`).
+fn detectors(s: &StudyFigures) -> Result<Vec<OutputJob>> {
+    let Some(models) = s.analysis.detector_models() else {
+        return Ok(Vec::new());
+    };
+    let kind_of = |name: &str| crate::detectors::detector_named(name).map(|d| d.kind);
+    let estimators: Vec<&str> = crate::detectors::DETECTORS
+        .iter()
+        .filter(|d| d.kind == DetectorKind::Estimate)
+        .map(|d| d.name)
+        .collect();
+    let series: Vec<figures::EstimateSeries> = estimators
+        .iter()
+        .filter_map(|&name| {
+            let points: Vec<(f64, f64)> = models
+                .iter()
+                .flat_map(|(_, d)| &d.estimates)
+                .filter(|c| c.detector == name)
+                .map(|c| (c.accuracy * 100.0, c.estimate * 100.0))
+                .collect();
+            // "average confidence (estimated accuracy)": the words before the brackets.
+            let about = crate::detectors::detector_named(name)?.about;
+            let label = about.split(" (").next().unwrap_or(about).to_string();
+            (!points.is_empty()).then_some(figures::EstimateSeries { label, points })
+        })
+        .collect();
+    let mut jobs = Vec::new();
+    if !series.is_empty() {
+        jobs.push(s.job("detectors-estimates", move || {
+            figures::estimates(&series, "accuracy ×100")
+        }));
+    }
+    let kinds = [
+        (DetectorKind::Representation, "representation shift"),
+        (DetectorKind::Output, "output shift"),
+        (DetectorKind::Estimate, "accuracy estimates"),
+    ];
+    // The columns: each kind some model has, its detectors in table order; a p-value
+    // (`<statistic>_p`) dashed in its statistic's colour.
+    let columns: Vec<(DetectorKind, figures::TriggerColumn)> = kinds
+        .iter()
+        .filter_map(|&(kind, title)| {
+            let names: Vec<&str> = crate::detectors::DETECTORS
+                .iter()
+                .filter(|d| d.kind == kind)
+                .filter(|d| models.iter().any(|(_, m)| m.detector(d.name).is_some()))
+                .map(|d| d.name)
+                .collect();
+            let mut statistics: Vec<&str> = Vec::new();
+            let detectors: Vec<figures::TriggerKey> = names
+                .iter()
+                .map(|&name| {
+                    let statistic = name
+                        .strip_suffix("_p")
+                        .filter(|s| crate::detectors::detector_named(s).is_some());
+                    let base = statistic.unwrap_or(name);
+                    let color = match statistics.iter().position(|s| *s == base) {
+                        Some(at) => at,
+                        None => {
+                            statistics.push(base);
+                            statistics.len() - 1
+                        }
+                    };
+                    figures::TriggerKey {
+                        label: name.to_string(),
+                        color,
+                        dashed: statistic.is_some(),
+                    }
+                })
+                .collect();
+            let column = figures::TriggerColumn {
+                title: title.into(),
+                detectors,
+            };
+            (!column.detectors.is_empty()).then_some((kind, column))
+        })
+        .collect();
+    let scale = s.factor;
+    let rows = models
+        .iter()
+        .map(|(m, d)| {
+            let policies = |on_drop: bool| -> Vec<(f64, f64)> {
+                d.schedules
+                    .iter()
+                    .filter(|p| matches!(p.policy, Policy::OnDrop { .. }) == on_drop)
+                    .filter_map(|p| Some((p.retrains, p.mean? * scale)))
+                    .collect()
+            };
+            figures::TriggerRow {
+                title: m.model.clone(),
+                curves: columns
+                    .iter()
+                    .map(|(kind, column)| {
+                        column
+                            .detectors
+                            .iter()
+                            .map(|key| match d.detector(&key.label) {
+                                Some(b) if kind_of(&key.label) == Some(*kind) => b
+                                    .curve
+                                    .iter()
+                                    .map(|p| (p.retrains, p.mean * scale))
+                                    .collect(),
+                                _ => Vec::new(),
+                            })
+                            .collect()
+                    })
+                    .collect(),
+                scheduled: policies(false),
+                on_drop: policies(true),
+            }
+        })
+        .collect();
+    let figure = figures::TriggerFigure {
+        columns: columns.into_iter().map(|(_, c)| c).collect(),
+        rows,
+        y_label: vec!["mean deployed".into(), s.metric.display_unit()],
+    };
+    jobs.push(s.job("detectors-retraining", move || {
+        figures::trigger_curves(&figure)
+    }));
+    Ok(jobs)
 }
 
 /// The models ranked by future score and by decay.

@@ -45,6 +45,7 @@ pub fn table_jobs(
         all.push(tables::collapsed_table(&study.runs)?);
         all.push(tables::health_table(&study.runs)?);
         all.push(tables::compute_table(&study.runs)?);
+        all.extend(tables::detectors_table(analysis)?);
         html.push(crate::report::site::tables_html(&all));
         let mut listed = Vec::new();
         for table in &all {
@@ -132,6 +133,7 @@ fn table_what(name: &str) -> String {
         "robustness-scores" => "the drift-happens robustness scores".into(),
         "collapsed" => "the collapsed checkpoints".into(),
         "compute" => "the compute".into(),
+        "detectors" => "the label-free drift detectors against the true drop".into(),
         other => match other.strip_prefix("cutoff-") {
             Some(n) => format!("the ranking at spread cutoff {n}"),
             None => other.replace('-', " "),

@@ -67,6 +67,7 @@ fn study_context(root: &Path, study: &LoadedStudy, tables: &Value) -> Result<Val
     let scaled = |v: Option<f64>| v.map(|v| v * scale);
     let unit = metric.display_unit();
     let saliency = saliency_context(study, figure)?;
+    let detectors = detectors_context(a, figure)?;
     let trained: Vec<&ModelAnalysis> = a.models.iter().filter(|m| !m.baseline).collect();
     let baseline = a.models.iter().find(|m| m.baseline);
     let health = health_counts(&study.runs);
@@ -75,7 +76,8 @@ fn study_context(root: &Path, study: &LoadedStudy, tables: &Value) -> Result<Val
     let place =
         |ranking: &[Ranked], n: usize, pick: PickSpread| ranked_place(a, ranking, n, pick, scale);
     let margin_future = |m: &&ModelAnalysis| m.margin.and_then(|r| r.future);
-    Ok(json!({
+    // One entry more than `json!` nests within the recursion limit: set after.
+    let mut context = json!({
         "name": name,
         "title": study.spec.title,
         "metric": metric.name(),
@@ -128,7 +130,26 @@ fn study_context(root: &Path, study: &LoadedStudy, tables: &Value) -> Result<Val
         },
         "saliency": saliency,
         "tables": tables.get(name.as_str()).cloned().unwrap_or_default(),
-    }))
+    });
+    context["detectors"] = detectors.unwrap_or(Value::Null);
+    Ok(context)
+}
+
+/// A study's detector figures (none unless every trained model's runs have detectors):
+/// the accuracy estimates (when a model has any) and the trigger curves; `figure` places
+/// one of its figures.
+fn detectors_context(
+    a: &StudyAnalysis,
+    figure: impl Fn(&str) -> Result<Value>,
+) -> Result<Option<Value>> {
+    let Some(models) = a.detector_models() else {
+        return Ok(None);
+    };
+    let estimates = models.iter().any(|(_, d)| !d.estimates.is_empty());
+    Ok(Some(json!({
+        "estimates": if estimates { Some(figure("detectors-estimates")?) } else { None },
+        "retraining": figure("detectors-retraining")?,
+    })))
 }
 
 /// A study's saliency maps as the text describes them (none without maps); `figure`

@@ -21,6 +21,9 @@
 //! - [`collapsed_table`] (in the paper) and [`health_table`] (CSV only, one row per
 //!   checkpoint): checkpoint health from the runs' `health.json`;
 //! - [`compute_table`]: training and evaluation wall-clock seconds from `timing.json`;
+//! - [`detectors_table`] (studies whose runs have detectors): the label-free detectors
+//!   ranked by their Spearman correlation with the true drop, with the accuracy
+//!   estimates' error;
 //! - [`decay_definitions_table`]: decay under its three definitions side by side, with
 //!   each model's rank under each; [`robustness_scores_table`]: drift-happens' robustness
 //!   family per model, ranked by H;
@@ -51,9 +54,11 @@
 //! The builders are grouped by what they read: `roster.rs` (the models listing),
 //! `ranking.rs` (robustness, cutoffs, families), `scores.rs` (A&N, Wild-Time, retraining,
 //! bootstrap), `sensitivity.rs` (decay definitions, the robustness family), `runs.rs`
-//! (compute and health, from the runs' records) and `paper.rs` (the
+//! (compute and health, from the runs' records), `detectors.rs` (the detectors'
+//! backtest) and `paper.rs` (the
 //! paper-wide tables); `rows.rs` holds what they share.
 
+mod detectors;
 mod paper;
 mod ranking;
 mod roster;
@@ -64,6 +69,7 @@ mod sensitivity;
 
 pub use crate::format::typst_string;
 pub use crate::table::{Format, Table};
+pub use detectors::detectors_table;
 pub use paper::{claims_table, data_table, group_table, hyperparameters};
 pub use ranking::{cutoff_tables, family_table, robustness};
 pub use roster::{ModelListing, parse_models_listing, roster};
