@@ -71,6 +71,29 @@ pub struct DetectorStudy {
     pub estimates: Vec<EstimateCell>,
 }
 
+/// The [`standard_policies`] of `matrix`'s seed mean, each replayed on every seed's grid
+/// and averaged over the seeds: the schedules a detector's trigger curve is read against.
+pub fn schedules_over_seeds(matrix: &DriftMatrix) -> Vec<ScheduleMean> {
+    let scale = matrix.metric().display_scale();
+    standard_policies(&matrix.mean(), scale)
+        .into_iter()
+        .map(|policy| {
+            let replays: Vec<_> = matrix
+                .grids()
+                .iter()
+                .map(|g| simulate(g, matrix.direction(), policy))
+                .collect();
+            let means: Vec<f64> = replays.iter().filter_map(|d| d.mean).collect();
+            ScheduleMean {
+                policy,
+                retrains: replays.iter().map(|d| d.retrains as f64).sum::<f64>()
+                    / replays.len().max(1) as f64,
+                mean: (!means.is_empty()).then(|| means.iter().sum::<f64>() / means.len() as f64),
+            }
+        })
+        .collect()
+}
+
 impl DetectorStudy {
     /// The backtest of `runs` (checked by [`check_detectors`]).
     pub fn new(runs: &SeedDetectors) -> DetectorStudy {
@@ -82,25 +105,7 @@ impl DetectorStudy {
             .zip(runs.detectors.iter().copied())
             .collect();
         let backtest = backtest(&pairs, direction);
-        let scale = matrix.metric().display_scale();
-        let schedules = standard_policies(&matrix.mean(), scale)
-            .into_iter()
-            .map(|policy| {
-                let replays: Vec<_> = matrix
-                    .grids()
-                    .iter()
-                    .map(|g| simulate(g, direction, policy))
-                    .collect();
-                let means: Vec<f64> = replays.iter().filter_map(|d| d.mean).collect();
-                ScheduleMean {
-                    policy,
-                    retrains: replays.iter().map(|d| d.retrains as f64).sum::<f64>()
-                        / replays.len().max(1) as f64,
-                    mean: (!means.is_empty())
-                        .then(|| means.iter().sum::<f64>() / means.len() as f64),
-                }
-            })
-            .collect();
+        let schedules = schedules_over_seeds(matrix);
         let estimates = backtest
             .iter()
             .filter(|b| {

@@ -34,7 +34,7 @@ pub use backtest::{DetectorBacktest, TriggerPoint, backtest, spearman};
 pub use cohort::{Cohort, cohort, deviation};
 pub use detection::{
     DetectorRank, DetectorStudy, EstimateCell, ScheduleMean, SeedDetectors, check_detectors,
-    rank_detectors,
+    rank_detectors, schedules_over_seeds,
 };
 pub use forgetting::{ForgettingPoint, forgetting_curve, forgetting_over_seeds};
 pub use ranking::{Ranked, rank_by_decay, rank_by_future};

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::analysis::{DetectorBacktest, backtest, simulate, standard_policies};
+use crate::analysis::{DetectorBacktest, backtest, schedules_over_seeds};
 use crate::artifacts::ModelRuns;
 use crate::detectors::{DetectorMatrices, detector_named};
 use crate::matrix::DriftMatrix;
@@ -58,22 +58,12 @@ impl Backtest {
                 .total_cmp(&a.spearman_mean.unwrap_or(f64::NEG_INFINITY))
         });
         let scale = matrix.metric().display_scale();
-        let schedules = standard_policies(&matrix.mean(), scale)
+        let schedules = schedules_over_seeds(matrix)
             .into_iter()
-            .map(|policy| {
-                let runs: Vec<_> = matrix
-                    .grids()
-                    .iter()
-                    .map(|g| simulate(g, matrix.direction(), policy))
-                    .collect();
-                let n = runs.len() as f64;
-                let means: Vec<f64> = runs.iter().filter_map(|d| d.mean).collect();
-                Schedule {
-                    policy: policy.name(scale),
-                    retrains: runs.iter().map(|d| d.retrains as f64).sum::<f64>() / n,
-                    mean: (!means.is_empty())
-                        .then(|| means.iter().sum::<f64>() / means.len() as f64),
-                }
+            .map(|s| Schedule {
+                policy: s.policy.name(scale),
+                retrains: s.retrains,
+                mean: s.mean,
             })
             .collect();
         let best = detectors
