@@ -290,7 +290,7 @@ struct SeedRun<'a> {
     /// The encoder the models fine-tune, if the preset says so.
     backbone: Option<&'a models::Backbone>,
     /// The shared representation detectors, when the run computes detectors.
-    shared: Option<&'a SharedDetectors>,
+    shared: Option<&'a SharedDetectors<'a>>,
 }
 
 impl SeedRun<'_> {
@@ -503,6 +503,7 @@ impl SeedRun<'_> {
             regime,
             &self.plan.splits,
             i,
+            self.seed,
         )?;
         let shared = self.shared.expect("asked only when detectors are on");
         detectors

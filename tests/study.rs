@@ -588,3 +588,56 @@ key = "mlp_s"
         "{plan}"
     );
 }
+
+#[test]
+fn a_study_that_asks_for_detectors_adds_them_to_its_finished_runs_unchanged() {
+    let reference = reference();
+    let dir = study_folder(&["smoke-single"]);
+    for entry in walkdir::WalkDir::new(reference.join("results")) {
+        let entry = entry.unwrap();
+        let to = dir
+            .path()
+            .join(entry.path().strip_prefix(reference).unwrap());
+        if entry.file_type().is_dir() {
+            fs::create_dir_all(&to).unwrap();
+        } else {
+            fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+    let studies = dir.path().join("studies.toml");
+    let text = fs::read_to_string(&studies).unwrap();
+    let asked = text.replace(
+        "title = \"Smoke study\"",
+        "title = \"Smoke study\"\ndetectors = true",
+    );
+    assert_ne!(text, asked);
+    fs::write(&studies, asked).unwrap();
+
+    let plan = study_ok(dir.path(), &["--plan"]);
+    for seed in [0, 1] {
+        let line = plan_line(&plan, &format!("run/smoke-single/mlp_s/seed-{seed}"));
+        assert!(
+            line.contains("missing") && line.contains("drift detect"),
+            "{plan}"
+        );
+    }
+    assert!(
+        plan_line(&plan, "baseline/smoke-single").contains(" done "),
+        "{plan}"
+    );
+    let printed = study_ok(dir.path(), &["--jobs", "2", "-q"]);
+    assert!(printed.contains("0 failed"), "{printed}");
+    for seed in [0, 1] {
+        let run = format!("results/smoke-single/mlp_s/seed-{seed}");
+        let (old, new) = (reference.join(&run), dir.path().join(&run));
+        assert!(new.join("detectors.json").is_file(), "{run}");
+        for file in ["matrix.json", "matrix.csv", "health.json"] {
+            assert!(
+                fs::read(old.join(file)).unwrap() == fs::read(new.join(file)).unwrap(),
+                "{run}/{file} changed"
+            );
+        }
+    }
+    let plan = study_ok(dir.path(), &["--plan"]);
+    assert!(plan.contains("0 to run"), "{plan}");
+}

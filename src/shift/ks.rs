@@ -67,8 +67,10 @@ pub fn ks_2samp(a: &[f64], b: &[f64]) -> Result<ShiftTest> {
         return Err(Error::Invalid(format!("a value is not finite: {v}")));
     }
     let (mut a, mut b) = (a.to_vec(), b.to_vec());
-    a.sort_by(f64::total_cmp);
-    b.sort_by(f64::total_cmp);
+    // Values equal under `total_cmp` are the same bits, so an unstable sort gives the same
+    // order, faster.
+    a.sort_unstable_by(f64::total_cmp);
+    b.sort_unstable_by(f64::total_cmp);
     let (n1, n2) = (a.len(), b.len());
     // The CDF difference at every pooled value, as scipy divides: counts over sizes.
     let (mut low, mut high) = (f64::INFINITY, f64::NEG_INFINITY);

@@ -7,9 +7,10 @@
 //! `shift-mmd:<seed>`), so the same inputs and seed give the same p-value.
 //!
 //! Sums run in `f64` over the pooled kernel matrix, computed once; each permutation then
-//! costs one pass over it. The statistic agrees with a numpy computation to 1e-9.
+//! costs one product of A's rows of it with A's indicator. The statistic agrees with a
+//! numpy computation to 1e-9.
 
-use super::sample::{Sample, ShiftTest, check};
+use super::sample::{Sample, ShiftTest, check, dot, squared_distance};
 use crate::slices::{shuffle, stream};
 use crate::{Error, Result};
 
@@ -33,11 +34,7 @@ pub fn mmd(a: Sample, b: Sample, permutations: usize, seed: u64) -> Result<MmdTe
     let mut squared = vec![0f64; total * total];
     for i in 0..total {
         for j in i + 1..total {
-            let d: f64 = row(i)
-                .iter()
-                .zip(row(j))
-                .map(|(x, y)| (f64::from(*x) - f64::from(*y)).powi(2))
-                .sum();
+            let d = squared_distance(row(i), row(j));
             squared[i * total + j] = d;
             squared[j * total + i] = d;
         }
@@ -46,12 +43,13 @@ pub fn mmd(a: Sample, b: Sample, permutations: usize, seed: u64) -> Result<MmdTe
         .flat_map(|i| (i + 1..total).map(move |j| (i, j)))
         .map(|(i, j)| squared[i * total + j].sqrt())
         .collect();
-    distances.sort_by(f64::total_cmp);
-    let half = distances.len() / 2;
-    let bandwidth = if distances.len() % 2 == 1 {
-        distances[half]
+    let (count, half) = (distances.len(), distances.len() / 2);
+    let (below, &mut middle, _) = distances.select_nth_unstable_by(half, f64::total_cmp);
+    let bandwidth = if count % 2 == 1 {
+        middle
     } else {
-        (distances[half - 1] + distances[half]) / 2.0
+        let largest_below = below.iter().copied().max_by(f64::total_cmp);
+        (largest_below.expect("an even count has a lower half") + middle) / 2.0
     };
     if bandwidth <= 0.0 {
         return Err(Error::Invalid(
@@ -62,19 +60,20 @@ pub fn mmd(a: Sample, b: Sample, permutations: usize, seed: u64) -> Result<MmdTe
     }
     let gamma = 1.0 / (2.0 * bandwidth * bandwidth);
     let kernel: Vec<f64> = squared.iter().map(|d| (-d * gamma).exp()).collect();
-    let observed: Vec<bool> = (0..total).map(|i| i < m).collect();
-    let statistic = unbiased(&kernel, total, &observed, m, n);
+    let split = Split::new(kernel, total);
+    let observed: Vec<f64> = (0..total).map(|i| f64::from(u8::from(i < m))).collect();
+    let statistic = split.unbiased(&observed, m, n);
     let mut rng = stream("shift-mmd", seed, "");
     let mut order: Vec<usize> = (0..total).collect();
     let mut at_least = 0usize;
-    let mut in_a = vec![false; total];
+    let mut in_a = vec![0f64; total];
     for _ in 0..permutations {
         shuffle(&mut rng, &mut order);
-        in_a.iter_mut().for_each(|x| *x = false);
+        in_a.iter_mut().for_each(|x| *x = 0.0);
         for &i in &order[..m] {
-            in_a[i] = true;
+            in_a[i] = 1.0;
         }
-        if unbiased(&kernel, total, &in_a, m, n) >= statistic {
+        if split.unbiased(&in_a, m, n) >= statistic {
             at_least += 1;
         }
     }
@@ -87,21 +86,50 @@ pub fn mmd(a: Sample, b: Sample, permutations: usize, seed: u64) -> Result<MmdTe
     })
 }
 
-/// The unbiased MMD^2 of the split `in_a` (`m` rows true, `n` false) of the pooled kernel
-/// matrix `kernel` (`total x total`).
-fn unbiased(kernel: &[f64], total: usize, in_a: &[bool], m: usize, n: usize) -> f64 {
-    let (mut aa, mut bb, mut ab) = (0f64, 0f64, 0f64);
-    for i in 0..total {
-        let k = &kernel[i * total..(i + 1) * total];
-        for j in i + 1..total {
-            match (in_a[i], in_a[j]) {
-                (true, true) => aa += k[j],
-                (false, false) => bb += k[j],
-                _ => ab += k[j],
-            }
+/// The pooled kernel matrix (`total x total`, unit diagonal) and what every split shares.
+struct Split {
+    kernel: Vec<f64>,
+    total: usize,
+    /// Row sums.
+    sums: Vec<f64>,
+    /// The sum of every entry.
+    all: f64,
+}
+
+impl Split {
+    fn new(kernel: Vec<f64>, total: usize) -> Self {
+        let ones = vec![1.0; total];
+        let sums: Vec<f64> = kernel
+            .chunks_exact(total)
+            .map(|row| dot(row, &ones))
+            .collect();
+        let all = sums.iter().sum();
+        Split {
+            kernel,
+            total,
+            sums,
+            all,
         }
     }
-    let (m, n) = (m as f64, n as f64);
-    // Each unordered pair counted once: the sums over i != j are twice these.
-    2.0 * aa / (m * (m - 1.0)) + 2.0 * bb / (n * (n - 1.0)) - 2.0 * ab / (m * n)
+
+    /// The unbiased MMD^2 when the rows with `in_a` 1 (`m` of them) are "A" and the `n`
+    /// others "B", from the quadratic form `q = v'Kv` of the indicator `v`: the within-A
+    /// sum over `i != j` is `q - m`, the between sum `v'K1 - q`, the within-B sum
+    /// `1'K1 - 2 v'K1 + q - n`. One matrix-vector product, no branch on the split, which
+    /// the permutations would mispredict half the time.
+    fn unbiased(&self, in_a: &[f64], m: usize, n: usize) -> f64 {
+        let q: f64 = self
+            .kernel
+            .chunks_exact(self.total)
+            .zip(in_a)
+            .filter(|&(_, &v)| v == 1.0)
+            .map(|(row, _)| dot(row, in_a))
+            .sum();
+        let to_a = dot(&self.sums, in_a);
+        let (m, n) = (m as f64, n as f64);
+        let aa = q - m;
+        let ab = to_a - q;
+        let bb = self.all - 2.0 * to_a + q - n;
+        aa / (m * (m - 1.0)) + bb / (n * (n - 1.0)) - 2.0 * ab / (m * n)
+    }
 }

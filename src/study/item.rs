@@ -65,6 +65,13 @@ pub enum Work {
         /// It computes the drift detectors (`--detectors`).
         detectors: bool,
     },
+    /// `drift detect DIR`: the detectors of a finished run that lacks them (from its
+    /// checkpoints, else trained again at its recorded thread count and kept only if its
+    /// matrix comes out the same).
+    Detect {
+        /// The run folder.
+        dir: PathBuf,
+    },
     /// `drift models --params --output FILE`.
     Models {
         /// The listing.
@@ -188,6 +195,7 @@ impl Item {
             .into_iter()
             .chain(detectors.then(|| "--detectors".into()))
             .collect(),
+            Work::Detect { dir } => vec!["detect".into(), p(dir), "--quiet".into()],
             Work::Models { file } => vec![
                 "models".into(),
                 "--params".into(),

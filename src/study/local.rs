@@ -316,7 +316,10 @@ impl<'a> Execution<'a> {
         ready.sort_by(|&a, &b| {
             let key = |i: usize| {
                 let item = &plan.items[i];
-                let long = matches!(item.work, Work::Run { .. } | Work::Cache { .. });
+                let long = matches!(
+                    item.work,
+                    Work::Run { .. } | Work::Detect { .. } | Work::Cache { .. }
+                );
                 (self.dependents[i], item.estimate.unwrap_or(0.0), long)
             };
             let (ka, kb) = (key(a), key(b));

@@ -153,24 +153,27 @@ impl StudyPlan {
             for &seed in &preset.seeds {
                 let dir = artifacts::run_dir(&self.out, &preset.name, &spec.key, seed);
                 let state = run_state(&dir, &info.loaded, expected(seed), cutoffs);
-                let state = match state {
-                    State::Done
-                        if info.detectors && !dir.join(artifacts::DETECTORS_JSON).exists() =>
-                    {
-                        State::Missing(
-                            "no detectors.json: reruns with --detectors (from its checkpoints \
-                             when kept, else it trains again)"
-                                .into(),
-                        )
-                    }
-                    state => state,
+                // A finished run without the detectors its study asks for gets them from
+                // `drift detect`, which checks that its matrix stays what it is.
+                let detect = info.detectors
+                    && state == State::Done
+                    && !dir.join(artifacts::DETECTORS_JSON).exists();
+                let state = if detect {
+                    State::Missing(
+                        "no detectors.json: drift detect adds them (from its checkpoints when \
+                         kept, else it trains again and keeps them only if the matrix is the \
+                         same)"
+                            .into(),
+                    )
+                } else {
+                    state
                 };
-                planned.push((spec, seed, dir, state));
+                planned.push((spec, seed, dir, state, detect));
             }
         }
         let all_done = info.data.is_ok()
             && baseline.iter().all(|(_, s)| *s == State::Done)
-            && planned.iter().all(|(.., s)| *s == State::Done);
+            && planned.iter().all(|(.., s, _)| *s == State::Done);
         let deps: Vec<usize> = match &info.cache {
             Some((key, state))
                 if caches.contains_key(key) || !all_done || *state == State::Done =>
@@ -204,11 +207,11 @@ impl StudyPlan {
             );
         }
         let timings = Timings::read(&self.out, &preset.name, preset);
-        for (spec, seed, dir, state) in planned {
+        for (spec, seed, dir, state, detect) in planned {
             let estimate = timings.estimate(&spec.key, seed, &dir, cutoffs);
-            let index = self.push(
-                &format!("run/{}/{}/seed-{seed}", preset.name, spec.key),
-                Stage::Runs,
+            let work = if detect {
+                Work::Detect { dir }
+            } else {
                 Work::Run {
                     preset: info.file.clone(),
                     model: spec.key.clone(),
@@ -216,7 +219,12 @@ impl StudyPlan {
                     dir,
                     cutoffs,
                     detectors: info.detectors,
-                },
+                }
+            };
+            let index = self.push(
+                &format!("run/{}/{}/seed-{seed}", preset.name, spec.key),
+                Stage::Runs,
+                work,
                 deps.clone(),
                 state,
                 estimate,
