@@ -79,6 +79,7 @@ fn time_runs(
         threads: options.threads,
         progress: false,
         detectors: true,
+        cutoffs: None,
     };
     let dirs = run_preset(&loaded, &run_options)?;
     let times = dirs

@@ -218,6 +218,7 @@ fn measure(case: &Case, options: &Options, python: Option<&str>) -> Result<Measu
         threads: options.threads,
         progress: false,
         detectors: false,
+        cutoffs: None,
     };
     let export = work.join("export");
     let mut measured = Measured {

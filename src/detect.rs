@@ -87,6 +87,7 @@ pub fn detect(dir: &Path, options: &DetectOptions) -> Result<Detected> {
             threads: options.threads.unwrap_or(p.threads),
             progress: options.progress,
             detectors: true,
+            cutoffs: None,
         };
         run_preset(&loaded, &run_options)?;
         let new = artifacts::load_run(&staged)?;

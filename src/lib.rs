@@ -38,7 +38,8 @@
 //!    that only read them, checked against a manifest.
 //! 9. [`study`]: a studies file as a graph of work items (caches, baselines, runs,
 //!    saliency maps, the paper), each with its state on disk, run in dependency order on
-//!    this machine or as Slurm job arrays.
+//!    this machine or as Slurm job arrays; [`audit`]: a reviewer's check that the
+//!    committed matrices are what training gives, by retraining a random sample of rows.
 //! 10. [`notebook`]: matrices, summaries and figures shown inline in the Jupyter notebooks
 //!     under `notebooks/`; [`cli`]: the `drift` command line.
 //!
@@ -71,6 +72,7 @@
 
 pub mod analysis;
 pub mod artifacts;
+pub mod audit;
 pub mod baseline;
 pub mod checksum;
 pub mod cli;

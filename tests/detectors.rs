@@ -57,6 +57,7 @@ key = "cnn_s"
         threads: 1,
         progress: false,
         detectors: true,
+        cutoffs: None,
     };
     run_preset(&loaded, &options).unwrap().remove(0)
 }

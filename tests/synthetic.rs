@@ -628,6 +628,7 @@ key = "mlp_s"
             threads: 1,
             progress: false,
             detectors: false,
+            cutoffs: None,
         };
         let runs = run_preset(&loaded, &options).unwrap();
         let first = load_run(&runs[0]).unwrap();

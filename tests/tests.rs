@@ -7,6 +7,7 @@ mod support;
 
 mod analysis;
 mod artifacts;
+mod audit;
 #[cfg(feature = "paper")]
 mod build_report;
 mod claims;

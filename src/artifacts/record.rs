@@ -11,7 +11,7 @@ use crate::detectors::DetectorMatrices;
 use crate::eval::Health;
 use crate::matrix::Grid;
 use crate::metrics::Metric;
-use crate::slices::{Varied, only_init};
+use crate::slices::{Regime, Varied, only_init};
 
 /// The artifact schema version this crate writes; it also reads schema 1 (no health).
 pub const SCHEMA: u32 = 2;
@@ -106,6 +106,27 @@ impl WallTimes {
             host: None,
             detectors: None,
         }
+    }
+
+    /// An estimate of the seconds that training and scoring the cutoffs `needed` (0-based)
+    /// of a run of `slices` slices under `regime` take again, from these times of the
+    /// whole run: its training time shared among the cutoffs in proportion to the slices
+    /// each trains on (gold and self-labelled: a proxy for its rows, which the times do not
+    /// record), its evaluation time evenly among the cutoffs with a model.
+    pub fn cutoffs_estimate(&self, regime: &Regime, slices: usize, needed: &[usize]) -> f64 {
+        let weight = |i: usize| {
+            (regime.trained_slices(i).len() + regime.self_labelled_slices(i).len()) as f64
+        };
+        let total: f64 = (0..slices).map(weight).sum();
+        let modelled = (0..slices).filter(|&i| weight(i) > 0.0).count();
+        if total == 0.0 {
+            return 0.0;
+        }
+        needed
+            .iter()
+            .filter(|&&i| weight(i) > 0.0)
+            .map(|&i| self.train * weight(i) / total + self.eval / modelled as f64)
+            .sum()
     }
 }
 

@@ -2,6 +2,7 @@
 //! `src/main.rs` only parses arguments and prints errors.
 
 mod artifacts;
+mod audit;
 mod backtest;
 mod cache;
 mod data;
@@ -139,6 +140,18 @@ pub enum Command {
     /// every cell, else nothing changes and the command fails naming the cell. The preset
     /// must still hash as the run recorded.
     Detect(detect::Args),
+    /// Retrain a random sample of the paper's rows and compare them with the committed ones.
+    ///
+    /// Draws `--sample N` rows (one preset, model, seed and cutoff each) from the runs of a
+    /// studies file, stratified by study, by `--seed` or fresh entropy; refuses a draw
+    /// expected (from the runs' recorded times) to take over `--budget` minutes; retrains
+    /// each with the cutoffs it starts from, in a hidden folder of the results root, and
+    /// compares its row with the committed one: bit for bit at the thread count and CPU
+    /// kind the run recorded, else within 0.02. Writes the certificate (`audit.json`):
+    /// the draw, each row's result and time, the host, the manifest's SHA-256 and the
+    /// smallest fraction of wrong rows the sample catches with 95% probability. Exit status
+    /// 1 naming every row that differs.
+    Audit(audit::Args),
     /// Run a whole studies file in dependency order, locally in parallel or on Slurm.
     ///
     /// Plans every item of the studies (`report/studies.toml` by default): the encoder
@@ -175,6 +188,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Embed(args) => embed::run(args),
         Command::Shift(args) => shift::run(args),
         Command::Detect(args) => detect::run(args),
+        Command::Audit(args) => audit::run(args),
         Command::Study(args) => study::run(args),
         #[cfg(feature = "paper")]
         Command::VerifyPaper(args) => verify_paper::run(args),

@@ -69,6 +69,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         threads: args.threads,
         progress: !args.quiet && std::io::stderr().is_terminal(),
         detectors: args.detectors,
+        cutoffs: None,
     };
     for dir in crate::run::run_preset(&loaded, &options)? {
         outln!("{}", dir.display())?;

@@ -19,6 +19,16 @@ pub struct Args {
     /// metadata only, as after a publisher's re-stamp).
     #[arg(long)]
     pub repo: Option<PathBuf>,
+    /// Then retrain N rows drawn at random from the checkout's runs and compare them with
+    /// its matrices (`drift audit --sample N`; needs `--repo` and a libtorch build).
+    #[arg(long, requires = "repo", value_name = "N")]
+    pub audit: Option<usize>,
+    /// The audit's seed [default: fresh entropy].
+    #[arg(long, requires = "audit")]
+    pub seed: Option<u64>,
+    /// The audit's budget in minutes (see `drift audit --budget`).
+    #[arg(long, requires = "audit", default_value_t = 60.0)]
+    pub budget: f64,
 }
 
 /// Runs `drift verify-paper`: one line per finding, exit status 1 if any does not hold.
@@ -34,7 +44,22 @@ pub fn run(args: Args) -> Result<ExitCode> {
         findings.len() - failed,
         findings.len()
     )?;
-    Ok(if failed == 0 {
+    let audited = match (args.audit, &args.repo) {
+        (Some(n), Some(repo)) => super::audit::run(super::audit::Args {
+            studies: repo.join("report/studies.toml"),
+            results: repo.join("results"),
+            presets: None,
+            sample: Some(n),
+            seed: args.seed,
+            items: Vec::new(),
+            threads: None,
+            budget: args.budget,
+            certificate: PathBuf::from("audit.json"),
+            quiet: false,
+        })?,
+        _ => ExitCode::SUCCESS,
+    };
+    Ok(if failed == 0 && audited == ExitCode::SUCCESS {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

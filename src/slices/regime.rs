@@ -132,6 +132,22 @@ impl Regime {
         matches!(self, Regime::Finetune | Regime::FinetuneCumulative) && cutoff > 0
     }
 
+    /// The cutoffs that training the cutoffs `wanted` trains, ascending: each, the cutoffs
+    /// before it in a fine-tuning chain, and a self-label anchor.
+    pub fn cutoffs_to_train(&self, wanted: &[usize]) -> Vec<usize> {
+        let mut needed = std::collections::BTreeSet::new();
+        for &i in wanted {
+            needed.insert(i);
+            if self.starts_from_previous(i) {
+                needed.extend(0..i);
+            }
+            if let Some(anchor) = self.anchor().filter(|&a| i > a) {
+                needed.insert(anchor);
+            }
+        }
+        needed.into_iter().collect()
+    }
+
     /// The self-label anchor, if this is a self-label regime.
     pub fn anchor(&self) -> Option<usize> {
         match *self {

@@ -36,11 +36,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde::{Deserialize, Serialize};
 
 use crate::artifacts::{self, CodeVersion, PresetRef, RunArtifact, RunProvenance, WallTimes};
 use crate::baseline;
-use crate::checksum::sha256_hex;
 use crate::data::{Dataset, Inputs};
 use crate::detectors::{CutoffDetectors, DetectorMatrices, SharedDetectors};
 use crate::device::{self, DeviceChoice};
@@ -53,6 +51,11 @@ use crate::slices::Varied;
 use crate::train::checkpoint::{self, CheckpointId};
 use crate::train::{self, DataTensors, TrainJob, loss::LossFn};
 use crate::{Error, Result};
+
+mod record;
+
+pub use record::scored_row;
+use record::{CutoffRecord, read_record, read_timing};
 
 /// What to run and where.
 #[derive(Clone, Debug)]
@@ -71,6 +74,11 @@ pub struct RunOptions {
     pub progress: bool,
     /// Compute the label-free drift detectors (`detectors.json`).
     pub detectors: bool,
+    /// Train and score only these cutoffs (0-based) and the earlier ones they start from
+    /// (a fine-tuning chain, a self-label anchor), leaving each one's record under
+    /// `checkpoints/` ([`scored_row`]) and writing no artifact; every cutoff when `None`.
+    /// What `drift audit` re-executes.
+    pub cutoffs: Option<Vec<usize>>,
 }
 
 /// The model shapes `data` calls for (without a position embedding; see
@@ -112,16 +120,6 @@ pub fn model_config(data: &Dataset) -> Result<ModelConfig> {
         dropout: 0.1,
         positional_embedding: false,
     })
-}
-
-/// `checkpoints/<label>.json`: one scored cutoff.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CutoffRecord {
-    id: CheckpointId,
-    checkpoint_sha256: String,
-    cells: Vec<Option<f64>>,
-    health: Health,
 }
 
 /// Runs every selected (model, seed) of `loaded` and returns the artifact folders.
@@ -319,7 +317,15 @@ impl SeedRun<'_> {
         let mut timing = WallTimes::zero();
         let mut detectors = Vec::with_capacity(k);
         let mut detector_seconds = 0.0;
+        let needed = self
+            .options
+            .cutoffs
+            .as_ref()
+            .map(|wanted| preset.regime.cutoffs_to_train(wanted));
         for (i, slice) in slices.iter().enumerate() {
+            if needed.as_ref().is_some_and(|n| !n.contains(&i)) {
+                continue;
+            }
             let label = &slice.label;
             let rows = preset.regime.training_rows(&self.plan.splits, i);
             if preset.regime.trained_slices(i).is_empty() {
@@ -348,6 +354,10 @@ impl SeedRun<'_> {
             timing.eval += times.eval;
         }
         bar.finish_and_clear();
+        if needed.is_some() {
+            // Part of the run: its records are what was asked for.
+            return Ok(dir);
+        }
 
         let provenance = RunProvenance {
             schema: artifacts::SCHEMA,
@@ -657,44 +667,4 @@ fn lock(dir: &Path) -> Result<File> {
             path.display()
         )
     })
-}
-
-/// Reads a cutoff record, checking it belongs to `id` and its checkpoint is intact.
-fn read_record(path: &Path, id: &CheckpointId, checkpoint: &Path) -> Result<CutoffRecord> {
-    let fail = |message: String| Error::Artifact {
-        path: path.to_path_buf(),
-        message,
-    };
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let record: CutoffRecord =
-        serde_json::from_str(&text).map_err(|e| fail(format!("not a cutoff record: {e}")))?;
-    if &record.id != id {
-        return Err(fail(format!(
-            "made for {}, not for this run ({}); delete the run folder or use another --out",
-            serde_json::to_string(&record.id).expect("ids serialise"),
-            serde_json::to_string(id).expect("ids serialise"),
-        )));
-    }
-    let bytes = std::fs::read(checkpoint).map_err(|e| Error::io(checkpoint, e))?;
-    let actual = sha256_hex(&bytes);
-    if actual != record.checkpoint_sha256 {
-        return Err(Error::Artifact {
-            path: checkpoint.to_path_buf(),
-            message: format!(
-                "its sha256 {actual} is not the {} recorded in {}: the checkpoint was modified",
-                record.checkpoint_sha256,
-                path.display()
-            ),
-        });
-    }
-    Ok(record)
-}
-
-/// A cutoff's wall times; zero when the file is missing or unreadable (times are
-/// informative only and never checked).
-fn read_timing(path: &Path) -> WallTimes {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_else(WallTimes::zero)
 }

@@ -1,0 +1,79 @@
+//! A run's per-cutoff records under `checkpoints/`: `<label>.json`, the scored row and
+//! the checkpoint's SHA-256 and health, written once the row is scored (so a resume
+//! trusts it), and `<label>.timing.json`, its wall times.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::artifacts::WallTimes;
+use crate::checksum::sha256_hex;
+use crate::eval::Health;
+use crate::train::checkpoint::CheckpointId;
+use crate::{Error, Result};
+
+/// `checkpoints/<label>.json`: one scored cutoff.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CutoffRecord {
+    pub(super) id: CheckpointId,
+    pub(super) checkpoint_sha256: String,
+    pub(super) cells: Vec<Option<f64>>,
+    pub(super) health: Health,
+}
+
+/// The matrix row a (partial) run scored for cutoff `label` in its folder `dir`: the
+/// record `checkpoints/<label>.json`.
+pub fn scored_row(dir: &Path, label: &str) -> Result<Vec<Option<f64>>> {
+    let path = dir.join("checkpoints").join(format!("{label}.json"));
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let record: CutoffRecord = serde_json::from_str(&text).map_err(|e| Error::Artifact {
+        path: path.clone(),
+        message: format!("not a scored cutoff: {e}"),
+    })?;
+    Ok(record.cells)
+}
+
+/// Reads a cutoff record, checking it belongs to `id` and its checkpoint is intact.
+pub(super) fn read_record(
+    path: &Path,
+    id: &CheckpointId,
+    checkpoint: &Path,
+) -> Result<CutoffRecord> {
+    let fail = |message: String| Error::Artifact {
+        path: path.to_path_buf(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let record: CutoffRecord =
+        serde_json::from_str(&text).map_err(|e| fail(format!("not a cutoff record: {e}")))?;
+    if &record.id != id {
+        return Err(fail(format!(
+            "made for {}, not for this run ({}); delete the run folder or use another --out",
+            serde_json::to_string(&record.id).expect("ids serialise"),
+            serde_json::to_string(id).expect("ids serialise"),
+        )));
+    }
+    let bytes = std::fs::read(checkpoint).map_err(|e| Error::io(checkpoint, e))?;
+    let actual = sha256_hex(&bytes);
+    if actual != record.checkpoint_sha256 {
+        return Err(Error::Artifact {
+            path: checkpoint.to_path_buf(),
+            message: format!(
+                "its sha256 {actual} is not the {} recorded in {}: the checkpoint was modified",
+                record.checkpoint_sha256,
+                path.display()
+            ),
+        });
+    }
+    Ok(record)
+}
+
+/// A cutoff's wall times; zero when the file is missing or unreadable (times are
+/// informative only and never checked).
+pub(super) fn read_timing(path: &Path) -> WallTimes {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(WallTimes::zero)
+}
