@@ -41,7 +41,7 @@ pub const SCHEMA: u32 = 1;
 /// of the metric's scale, 0.02 on [0, 1].
 pub const TOLERANCE: f64 = 0.02;
 /// The confidence of the fraction the certificate states.
-pub const CONFIDENCE: f64 = 0.95;
+pub const CONFIDENCE: f64 = crate::analysis::SAMPLE_CONFIDENCE;
 
 /// One row of one run that a draw can pick.
 #[derive(Clone, Debug)]
@@ -237,9 +237,9 @@ fn run_items(
 }
 
 /// The smallest fraction of wrong items that `n` passing draws catch with probability
-/// [`CONFIDENCE`]: `1 - (1 - CONFIDENCE)^(1/n)`.
+/// [`CONFIDENCE`] ([`crate::analysis::fraction_caught`]).
 pub fn fraction_caught(n: usize) -> f64 {
-    1.0 - (1.0 - CONFIDENCE).powf(1.0 / n as f64)
+    crate::analysis::fraction_caught(n, CONFIDENCE)
 }
 
 /// The expected seconds of retraining `chosen`, the items of one run sharing the cutoffs
@@ -438,15 +438,19 @@ pub fn execute(
     use crate::run::{RunOptions, run_preset, scored_row};
 
     let host = artifacts::host_kind();
-    let mut runs: BTreeMap<&Path, Vec<&AuditItem>> = BTreeMap::new();
+    // By run, in the draw's order (a run's rows are together in the population).
+    let mut runs: Vec<Vec<&AuditItem>> = Vec::new();
     for &c in chosen {
         let item = &population.items[c];
-        runs.entry(&item.dir).or_default().push(item);
+        match runs.last_mut() {
+            Some(run) if run[0].dir == item.dir => run.push(item),
+            _ => runs.push(vec![item]),
+        }
     }
     let staging = results.join(format!(".audit.tmp-{}", std::process::id()));
     let outcome = (|| {
         let mut out = Vec::new();
-        for items in runs.values() {
+        for items in &runs {
             let first = items[0];
             let started = std::time::Instant::now();
             let loaded = Preset::load(&first.preset_file)?;

@@ -48,6 +48,15 @@ fn an_audit_passes_untouched_rows_and_catches_a_changed_one_with_consistent_chec
 
     // A seeded draw of three rows (of two presets' runs: one model, two seeds, a row per
     // cutoff): identical at the recorded thread count.
+    let plan = audit(d, &["--sample", "3", "--seed", "1", "--plan"]);
+    assert!(plan.status.success(), "{}", stderr(&plan));
+    let planned: Vec<String> = stdout(&plan)
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    assert_eq!(planned.len(), 3, "{}", stdout(&plan));
+    assert!(!d.join("audit.json").exists(), "a plan retrains nothing");
     let output = audit(d, &["--sample", "3", "--seed", "1"]);
     assert!(
         output.status.success(),
@@ -56,6 +65,16 @@ fn an_audit_passes_untouched_rows_and_catches_a_changed_one_with_consistent_chec
         stderr(&output)
     );
     let cert = certificate(d);
+    let retrained: Vec<String> = cert["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["item"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        planned, retrained,
+        "the plan names the rows the audit retrains"
+    );
     assert_eq!(cert["passed"], true, "{cert}");
     assert_eq!(cert["drawn"]["how"], "stratified");
     assert_eq!(cert["drawn"]["seed"], 1);
@@ -131,14 +150,15 @@ fn an_audit_passes_untouched_rows_and_catches_a_changed_one_with_consistent_chec
         .iter()
         .map(|i| (i["item"].as_str().unwrap(), i["result"].as_str().unwrap()))
         .collect();
+    // In population order: the studies file names smoke-single first.
     assert_eq!(
         results,
         [
-            (changed.as_str(), "differs"),
-            (untouched.as_str(), "identical")
+            (untouched.as_str(), "identical"),
+            (changed.as_str(), "differs")
         ]
     );
-    let largest = cert["items"][0]["largest_difference"].as_f64().unwrap();
+    let largest = cert["items"][1]["largest_difference"].as_f64().unwrap();
     assert!((largest - 0.01).abs() < 1e-9, "{largest}");
 
     // An unknown item and an over-budget draw are refused before any training.

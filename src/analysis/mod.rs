@@ -58,9 +58,9 @@ pub use temporal_effects::{
     salient_cells, self_labelling, temporal_effects,
 };
 pub use uncertainty::{
-    BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, Bootstrap, Interval, PickSpread, SeedSpread, Spread,
-    bootstrap_draws, bootstrap_with, cutoff_spreads, interval, mark_ties, percentile, resampled,
-    seed_spread, ties_with_next,
+    BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, Bootstrap, Interval, PickSpread, SAMPLE_CONFIDENCE,
+    SeedSpread, Spread, bootstrap_draws, bootstrap_with, cutoff_spreads, fraction_caught, interval,
+    mark_ties, percentile, resampled, seed_spread, ties_with_next,
 };
 pub use wilcoxon::{Wilcoxon, wilcoxon};
 pub use wild_time::{EvalFix, EvalStream, STREAM_K, eval_fix, eval_stream, middle_cutoff};

@@ -1,6 +1,7 @@
 //! How sure a study can be of its numbers: the spread of ID / future / decay over seeds,
-//! ties between ranking neighbours whose seed ranges overlap, and seeded percentile
-//! bootstrap confidence intervals over cutoffs.
+//! ties between ranking neighbours whose seed ranges overlap, seeded percentile
+//! bootstrap confidence intervals over cutoffs, and what a random sample of rows proves
+//! of the rest ([`fraction_caught`]).
 //!
 //! The bootstrap resamples the K cutoffs (rows of the seed-mean grid) with replacement,
 //! [`BOOTSTRAP_REPLICATES`] times; each replicate's ID is the mean of the drawn rows'
@@ -247,4 +248,15 @@ pub fn bootstrap_with(
             )
         }),
     }
+}
+
+/// The confidence of what a sample of rows proves (`drift audit`, the proof appendix).
+pub const SAMPLE_CONFIDENCE: f64 = 0.95;
+
+/// The smallest fraction of wrong items that `n` items drawn at random (uniformly, or
+/// stratified in proportion) all passing rule out with probability `confidence`: a draw
+/// misses a fraction `f` with probability at most `(1 - f)^n`, which is `1 - confidence`
+/// at `f = 1 - (1 - confidence)^(1/n)`.
+pub fn fraction_caught(n: usize, confidence: f64) -> f64 {
+    1.0 - (1.0 - confidence).powf(1.0 / n as f64)
 }

@@ -34,6 +34,9 @@ pub struct Args {
     /// Refuse a draw expected to take longer (minutes, from the runs' recorded times).
     #[arg(long, default_value_t = 60.0)]
     pub budget: f64,
+    /// Print the draw and its expected time, and retrain nothing.
+    #[arg(long)]
+    pub plan: bool,
     /// Where the certificate is written.
     #[arg(long, default_value = "audit.json")]
     pub certificate: PathBuf,
@@ -94,6 +97,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
             format!("{:.1} minutes", s / 60.0)
         })
     )?;
+    if args.plan {
+        for &c in &chosen {
+            let item = &population.items[c];
+            outln!(
+                "{:<40} {}",
+                item.id(),
+                item.estimate
+                    .map_or("-".into(), |s| format!("{:.1} min", s / 60.0))
+            )?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let started = std::time::Instant::now();
     let progress = !args.quiet && std::io::stderr().is_terminal();
     let items = audit::execute(

@@ -54,6 +54,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             items: Vec::new(),
             threads: None,
             budget: args.budget,
+            plan: false,
             certificate: PathBuf::from("audit.json"),
             quiet: false,
         })?,

@@ -13,6 +13,54 @@ use crate::report::proof::PaperProvenance;
 use crate::report::study::{LoadedStudy, group_members, groups};
 use crate::{Error, Result};
 
+/// Rows an audit of the proof appendix draws.
+pub const AUDIT_SAMPLE: usize = 10;
+
+/// What the proof appendix says of `drift audit`: the rows it draws from (every cutoff
+/// with a model of every trained run, each preset once) and the expected minutes of
+/// [`AUDIT_SAMPLE`] of them, the mean estimate of a row from its run's recorded wall times
+/// ([`crate::artifacts::WallTimes::cutoffs_estimate`], with the cutoffs it starts from)
+/// times the sample, on the machines the runs recorded.
+fn audit_context(studies: &[LoadedStudy]) -> Value {
+    let mut seen = std::collections::BTreeSet::new();
+    let (mut rows, mut seconds, mut hosts) = (0usize, 0.0, std::collections::BTreeSet::new());
+    for study in studies {
+        for loaded in &study.presets {
+            let preset = &loaded.preset;
+            if !seen.insert(preset.name.clone()) {
+                continue;
+            }
+            let regime = &preset.regime;
+            let trained = |key: &str| preset.models.iter().any(|m| m.key == key);
+            let runs = study.runs.iter().filter(|r| r.preset == preset.name);
+            for run in runs {
+                let k = run.matrix.slices().len();
+                for (p, times) in run.provenance.iter().zip(&run.timing) {
+                    if !trained(&p.model) {
+                        continue;
+                    }
+                    for i in (0..k).filter(|&i| !regime.trained_slices(i).is_empty()) {
+                        rows += 1;
+                        if let Some(t) = times {
+                            let needs = regime.cutoffs_to_train(&[i]);
+                            seconds += t.cutoffs_estimate(regime, k, &needs);
+                            hosts.extend(t.host.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let minutes = seconds / rows.max(1) as f64 * AUDIT_SAMPLE as f64 / 60.0;
+    json!({
+        "sample": AUDIT_SAMPLE,
+        "rows": rows,
+        "minutes": format!("{minutes:.0}"),
+        "caught": format!("{:.2}", crate::analysis::fraction_caught(AUDIT_SAMPLE, crate::analysis::SAMPLE_CONFIDENCE)),
+        "hosts": hosts.into_iter().collect::<Vec<_>>().join("; "),
+    })
+}
+
 /// The numbers the paper's text quotes, per study, read from its analyses, and the
 /// claims. `tables` lists each study's tables by study name ([`crate::report::jobs::table_jobs`]).
 pub fn paper_context(
@@ -44,6 +92,7 @@ pub fn paper_context(
         "study": by_name,
         "groups": group_map,
         "claims": claims_context(outcomes),
+        "audit": audit_context(studies),
         // The claims that test one of the seed paper's, in file order.
         "seed_paper_claims": seed_paper_claims(outcomes),
         "claims_table": "/report/build/tables/claims.typ",
