@@ -202,7 +202,7 @@ fn measure(key: &str, options: &Options) -> Result<Rates> {
     };
     for _ in 0..options.reps {
         let start = Instant::now();
-        let (built, _) = train::train(&job, None, &tensors, &loss, |_| {})?;
+        let built = train::train(&job, None, &tensors, &loss, |_| {})?.built;
         rates
             .train
             .push(rows.len() as f64 / start.elapsed().as_secs_f64());

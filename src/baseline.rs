@@ -197,6 +197,7 @@ pub fn baseline_run(
         timing: None,
         health: Some(health),
         detectors: None,
+        history: None,
     })
 }
 

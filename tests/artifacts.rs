@@ -30,9 +30,11 @@ fn run(model: &str, seed: u64) -> RunArtifact {
             eval: 0.25,
             host: None,
             detectors: None,
+            epochs: None,
         }),
         health: None,
         detectors: None,
+        history: None,
     }
 }
 

@@ -148,9 +148,11 @@ fn write_tiny_run(
             eval: 0.5,
             host: None,
             detectors: None,
+            epochs: None,
         }),
         health: None,
         detectors: None,
+        history: None,
     };
     write_run(&root.join("results"), &run).unwrap()
 }

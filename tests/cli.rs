@@ -496,9 +496,11 @@ fn write_run(root: &Path) -> PathBuf {
             eval: 0.5,
             host: None,
             detectors: None,
+            epochs: None,
         }),
         health: None,
         detectors: None,
+        history: None,
     };
     drift::artifacts::write_run(root, &run).unwrap()
 }

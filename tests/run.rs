@@ -590,3 +590,57 @@ fn seeds_vary_data_and_split_unless_the_preset_fixes_them() {
         "{message}"
     );
 }
+
+/// Every epoch of every cutoff is in the run's `history.json`, the same bytes as the
+/// committed fixture (made by `drift run presets/smoke-single.toml --models mlp_s --seeds 0
+/// --out tests/fixtures/history-run --threads 1`, checkpoints left out), its last epoch's
+/// loss the health record's final loss; each epoch's wall time is in `timing.json`.
+#[test]
+fn a_run_records_every_epoch_in_its_history_the_same_bytes_every_time() {
+    let out = tempfile::tempdir().unwrap();
+    let preset = concat!(env!("CARGO_MANIFEST_DIR"), "/presets/smoke-single.toml");
+    let output = run(preset, out.path(), &["--models", "mlp_s", "--seeds", "0"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let dir = out.path().join("smoke-single/mlp_s/seed-0");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/history-run/smoke-single/mlp_s/seed-0/history.json");
+    assert!(
+        fs::read(dir.join("history.json")).unwrap() == fs::read(fixture).unwrap(),
+        "history.json differs from the committed fixture"
+    );
+    let epochs = drift::preset::Preset::load(Path::new(preset))
+        .unwrap()
+        .preset
+        .models[0]
+        .train
+        .epochs as usize;
+    let run = drift::artifacts::load_run(&dir).unwrap();
+    let history = run.history.as_ref().expect("a history");
+    let health = run.health.as_ref().unwrap();
+    assert_eq!(history.len(), run.slices.len());
+    for (cutoff, record) in history.iter().zip(health) {
+        assert_eq!(cutoff.epochs.len(), epochs, "{}", cutoff.cutoff);
+        assert_eq!(
+            cutoff.epochs.last().unwrap().loss,
+            record.final_loss.unwrap()
+        );
+        assert!(
+            cutoff
+                .epochs
+                .iter()
+                .all(|e| e.grad_norm > 0.0 && e.learning_rate > 0.0)
+        );
+    }
+    let seconds = run
+        .timing
+        .as_ref()
+        .unwrap()
+        .epochs
+        .as_ref()
+        .expect("epoch times");
+    assert!(seconds.iter().all(|c| c.len() == epochs));
+}

@@ -60,6 +60,7 @@ fn wall(train: f64, eval: f64) -> Option<WallTimes> {
         eval,
         host: None,
         detectors: None,
+        epochs: None,
     })
 }
 

@@ -1,7 +1,8 @@
 //! The field checks of a run, shared by writing (which refuses a run that fails them)
 //! and loading (which names the file the failing field came from).
 
-use super::layout::{DETECTORS_JSON, HEALTH_JSON, TIMING_JSON};
+use super::layout::{DETECTORS_JSON, HEALTH_JSON, HISTORY_JSON, TIMING_JSON};
+use super::record::CutoffHistory;
 use super::record::{RunArtifact, SCHEMA};
 use crate::checksum::{is_hex, is_sha256};
 use crate::eval::{COLLAPSE_RULE, Health};
@@ -108,6 +109,9 @@ pub(super) fn check_run(run: &RunArtifact) -> Result<(), String> {
     if let Some(health) = &run.health {
         check_health(health, &run.slices).map_err(|m| format!("{HEALTH_JSON}: {m}"))?;
     }
+    if let Some(history) = &run.history {
+        check_history(history, &run.slices).map_err(|m| format!("{HISTORY_JSON}: {m}"))?;
+    }
     if let Some(detectors) = &run.detectors {
         detectors
             .check()
@@ -117,6 +121,31 @@ pub(super) fn check_run(run: &RunArtifact) -> Result<(), String> {
                 "{DETECTORS_JSON}: slices {:?} disagree with the matrix's",
                 detectors.slices
             ));
+        }
+    }
+    Ok(())
+}
+
+fn check_history(history: &[CutoffHistory], slices: &[String]) -> Result<(), String> {
+    let labels: Vec<&String> = history.iter().map(|c| &c.cutoff).collect();
+    if !labels.iter().copied().eq(slices) {
+        return Err(format!(
+            "cutoffs {labels:?} are not the matrix's slices {slices:?}"
+        ));
+    }
+    for c in history {
+        for (n, epoch) in c.epochs.iter().enumerate() {
+            if epoch.epoch != n as u64 + 1 {
+                return Err(format!(
+                    "cutoff {}: epoch {} where epoch {} belongs",
+                    c.cutoff,
+                    epoch.epoch,
+                    n + 1
+                ));
+            }
+            epoch
+                .check()
+                .map_err(|m| format!("cutoff {}: {m}", c.cutoff))?;
         }
     }
     Ok(())

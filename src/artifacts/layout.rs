@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::record::RunArtifact;
+use super::record::{CutoffHistory, RunArtifact};
 use crate::eval::{COLLAPSE_RULE, Health};
 use crate::metrics::{Direction, Metric};
 use crate::{Error, Result};
@@ -18,6 +18,8 @@ pub(super) const TIMING_JSON: &str = "timing.json";
 pub(super) const HEALTH_JSON: &str = "health.json";
 /// The detector matrices of a run computed with detectors.
 pub const DETECTORS_JSON: &str = "detectors.json";
+/// The training history of a run.
+pub const HISTORY_JSON: &str = "history.json";
 pub(super) const CSV_HEADER: &str = "train_slice,eval_slice,metric,value";
 
 /// `health.json`.
@@ -28,6 +30,14 @@ pub(super) struct HealthFile {
     /// The rule, in words, so the file explains itself.
     pub(super) collapsed_when: String,
     pub(super) cutoffs: Vec<Health>,
+}
+
+/// `history.json`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct HistoryFile {
+    pub(super) schema: u32,
+    pub(super) cutoffs: Vec<CutoffHistory>,
 }
 
 /// `matrix.json`.
@@ -121,6 +131,20 @@ impl RunArtifact {
             accuracy,
             json_line(&d.id_priors),
             json_line(&d.estimated_priors),
+        ))
+    }
+
+    /// `history.json`, each cutoff on a line of its own.
+    pub(super) fn history_json(&self) -> Option<String> {
+        let history = self.history.as_ref()?;
+        let lines: Vec<String> = history
+            .iter()
+            .map(|c| format!("    {}", json_line(c)))
+            .collect();
+        Some(format!(
+            "{{\n  \"schema\": {},\n  \"cutoffs\": [\n{}\n  ]\n}}\n",
+            self.provenance.schema,
+            lines.join(",\n"),
         ))
     }
 

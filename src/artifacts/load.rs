@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use super::check::check_run;
 use super::layout::{
-    DETECTORS_JSON, HEALTH_JSON, HealthFile, MATRIX_CSV, MATRIX_JSON, MatrixFile, RUN_JSON,
-    TIMING_JSON, run_dir,
+    DETECTORS_JSON, HEALTH_JSON, HISTORY_JSON, HealthFile, HistoryFile, MATRIX_CSV, MATRIX_JSON,
+    MatrixFile, RUN_JSON, TIMING_JSON, run_dir,
 };
 use super::record::{RunArtifact, RunProvenance, WallTimes};
 use crate::checksum::{SUMS, Sums, mismatch, sha256_hex};
@@ -38,6 +38,9 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
     }
     if recorded.get(HEALTH_JSON).is_some() {
         expected.push(HEALTH_JSON);
+    }
+    if recorded.get(HISTORY_JSON).is_some() {
+        expected.push(HISTORY_JSON);
     }
     expected.extend([MATRIX_CSV, MATRIX_JSON, RUN_JSON]);
     let expected = expected.as_slice();
@@ -100,6 +103,20 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
             Some(file)
         }
     };
+    let history = match texts.get(HISTORY_JSON) {
+        None => None,
+        Some(text) => {
+            let file: HistoryFile =
+                serde_json::from_str(text).map_err(|e| fail(HISTORY_JSON, json_error(&e)))?;
+            if file.schema != provenance.schema {
+                return Err(fail(
+                    HISTORY_JSON,
+                    format!("schema: {} disagrees with {RUN_JSON}", file.schema),
+                ));
+            }
+            Some(file.cutoffs)
+        }
+    };
     let run = RunArtifact {
         slices: matrix.slices.clone(),
         grid,
@@ -107,20 +124,17 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
         timing,
         health,
         detectors,
+        history,
     };
     check_run(&run).map_err(|message| {
-        let file = if message.starts_with("slices") || message.starts_with("cells") {
-            MATRIX_JSON
-        } else if let Some(rest) = message.strip_prefix(&format!("{TIMING_JSON}: ")) {
-            return fail(TIMING_JSON, rest.to_string());
-        } else if let Some(rest) = message.strip_prefix(&format!("{HEALTH_JSON}: ")) {
-            return fail(HEALTH_JSON, rest.to_string());
-        } else if let Some(rest) = message.strip_prefix(&format!("{DETECTORS_JSON}: ")) {
-            return fail(DETECTORS_JSON, rest.to_string());
-        } else {
-            RUN_JSON
-        };
-        fail(file, message)
+        // A message about one file starts with its name.
+        for file in [TIMING_JSON, HEALTH_JSON, DETECTORS_JSON, HISTORY_JSON] {
+            if let Some(rest) = message.strip_prefix(&format!("{file}: ")) {
+                return fail(file, rest.to_string());
+            }
+        }
+        let matrix = message.starts_with("slices") || message.starts_with("cells");
+        fail(if matrix { MATRIX_JSON } else { RUN_JSON }, message)
     })?;
 
     let p = &run.provenance;
@@ -173,6 +187,14 @@ fn check_canonical(dir: &Path, texts: &BTreeMap<&str, String>, run: &RunArtifact
     {
         return Err(fail(
             HEALTH_JSON,
+            "not in the canonical layout this version writes".into(),
+        ));
+    }
+    if let Some(text) = texts.get(HISTORY_JSON)
+        && Some(text) != run.history_json().as_ref()
+    {
+        return Err(fail(
+            HISTORY_JSON,
             "not in the canonical layout this version writes".into(),
         ));
     }

@@ -37,9 +37,9 @@ mod record;
 mod write;
 
 pub use import::{Imported, import_run};
-pub use layout::{DETECTORS_JSON, run_dir};
+pub use layout::{DETECTORS_JSON, HISTORY_JSON, run_dir};
 pub use load::{ModelRuns, find_runs, hold_runs, load_all, load_run};
 pub use record::{
-    CodeVersion, PresetRef, RunArtifact, RunProvenance, SCHEMA, WallTimes, host_kind,
+    CodeVersion, CutoffHistory, PresetRef, RunArtifact, RunProvenance, SCHEMA, WallTimes, host_kind,
 };
 pub use write::write_run;

@@ -12,6 +12,7 @@ use crate::eval::Health;
 use crate::matrix::Grid;
 use crate::metrics::Metric;
 use crate::slices::{Regime, Varied, only_init};
+use crate::train::Epoch;
 
 /// The artifact schema version this crate writes; it also reads schema 1 (no health).
 pub const SCHEMA: u32 = 2;
@@ -95,6 +96,10 @@ pub struct WallTimes {
     /// The label-free detectors, all cutoffs (runs with `--detectors`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detectors: Option<f64>,
+    /// Each cutoff's epochs' wall seconds, in slice order (the times of `history.json`'s
+    /// epochs, kept here so that the history of identical runs is identical).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epochs: Option<Vec<Vec<f64>>>,
 }
 
 impl WallTimes {
@@ -105,6 +110,7 @@ impl WallTimes {
             eval: 0.0,
             host: None,
             detectors: None,
+            epochs: None,
         }
     }
 
@@ -193,6 +199,19 @@ pub struct RunArtifact {
     /// `detectors.json`: the label-free drift detectors, when the run computed them
     /// (`drift run --detectors`).
     pub detectors: Option<DetectorMatrices>,
+    /// `history.json`: each cutoff's training epoch by epoch, in slice order (no epochs
+    /// for a cutoff without a model); `None` in folders written before it was recorded.
+    pub history: Option<Vec<CutoffHistory>>,
+}
+
+/// One cutoff's training, epoch by epoch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CutoffHistory {
+    /// The cutoff's slice label.
+    pub cutoff: String,
+    /// Its epochs, from 1 (none without a model).
+    pub epochs: Vec<Epoch>,
 }
 
 impl RunArtifact {

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use super::check::check_run;
 use super::layout::{
-    DETECTORS_JSON, HEALTH_JSON, MATRIX_CSV, MATRIX_JSON, RUN_JSON, TIMING_JSON, json_line, run_dir,
+    DETECTORS_JSON, HEALTH_JSON, HISTORY_JSON, MATRIX_CSV, MATRIX_JSON, RUN_JSON, TIMING_JSON,
+    json_line, run_dir,
 };
 use super::record::RunArtifact;
 use crate::checksum::{SUMS, Sums};
@@ -31,6 +32,10 @@ pub fn write_run(root: &Path, run: &RunArtifact) -> Result<PathBuf> {
             serde_json::to_string_pretty(p).expect("provenance serialises") + "\n",
         ),
     ];
+    match run.history_json() {
+        Some(text) => files.insert(0, (HISTORY_JSON, text)),
+        None => remove_if_present(&dir.join(HISTORY_JSON))?,
+    }
     match run.health_json() {
         Some(text) => files.insert(0, (HEALTH_JSON, text)),
         None => remove_if_present(&dir.join(HEALTH_JSON))?,

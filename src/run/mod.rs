@@ -37,25 +37,30 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::artifacts::{self, CodeVersion, PresetRef, RunArtifact, RunProvenance, WallTimes};
+use crate::artifacts::{
+    self, CodeVersion, CutoffHistory, PresetRef, RunArtifact, RunProvenance, WallTimes,
+};
 use crate::baseline;
-use crate::data::{Dataset, Inputs};
+use crate::data::Dataset;
 use crate::detectors::{CutoffDetectors, DetectorMatrices, SharedDetectors};
 use crate::device::{self, DeviceChoice};
 use crate::eval::{self, EVAL_BATCH, Health};
 use crate::files::write_atomic;
 use crate::matrix::Grid;
-use crate::models::{self, InputShape, ModelConfig};
+use crate::models::{self, ModelConfig};
 use crate::preset::{LoadedPreset, ModelSpec, Plan};
 use crate::slices::Varied;
 use crate::train::checkpoint::{self, CheckpointId};
-use crate::train::{self, DataTensors, TrainJob, loss::LossFn};
+use crate::train::{self, DataTensors, Epoch, TrainJob, loss::LossFn};
 use crate::{Error, Result};
 
 mod record;
+mod setup;
 
-pub use record::scored_row;
 use record::{CutoffRecord, read_record, read_timing};
+pub use record::{read_history, scored_row, write_history};
+pub use setup::model_config;
+use setup::{backbone, check_models};
 
 /// What to run and where.
 #[derive(Clone, Debug)]
@@ -79,47 +84,6 @@ pub struct RunOptions {
     /// `checkpoints/` ([`scored_row`]) and writing no artifact; every cutoff when `None`.
     /// What `drift audit` re-executes.
     pub cutoffs: Option<Vec<usize>>,
-}
-
-/// The model shapes `data` calls for (without a position embedding; see
-/// [`ModelSpec::positional_embedding`]).
-pub fn model_config(data: &Dataset) -> Result<ModelConfig> {
-    let input = match &data.inputs {
-        Inputs::Images {
-            channels,
-            height,
-            width,
-            ..
-        } => InputShape::Image {
-            channels: *channels as i64,
-            height: *height as i64,
-            width: *width as i64,
-        },
-        Inputs::Tokens { tokens, dim, .. } | Inputs::TokenIds { tokens, dim, .. } => {
-            InputShape::Tokens {
-                dim: *dim as i64,
-                max_tokens: *tokens as i64,
-            }
-        }
-        Inputs::Embeddings { dim, .. } => InputShape::Embedding { dim: *dim as i64 },
-        Inputs::EncoderIds { tokens, .. } => InputShape::EncoderIds {
-            max_tokens: *tokens as i64,
-        },
-        Inputs::Text(_) => {
-            return Err(Error::Invalid(format!(
-                "data {} gives raw text, but models read images, token states or \
-                 embeddings; set data.options.text = \"hashed\" or \"tokenizer\" to turn it \
-                 into token states",
-                data.source.name
-            )));
-        }
-    };
-    Ok(ModelConfig {
-        input,
-        outputs: data.targets.outputs() as i64,
-        dropout: 0.1,
-        positional_embedding: false,
-    })
 }
 
 /// Runs every selected (model, seed) of `loaded` and returns the artifact folders.
@@ -228,48 +192,14 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
     Ok(dirs)
 }
 
-/// The encoder a preset fine-tunes (`[train.encoder]`), opened once for all its runs.
-fn backbone(loaded: &LoadedPreset) -> Result<Option<models::Backbone>> {
-    let preset = &loaded.preset;
-    if !preset.fine_tunes() {
-        return Ok(None);
-    }
-    let base = loaded.path.parent().unwrap_or(Path::new("."));
-    let who = loaded.path.display().to_string();
-    let (settings, _) =
-        crate::text::encoder_input(&who, &preset.data_options, base)?.ok_or_else(|| {
-            Error::Invalid(format!(
-                "{who}: train.encoder needs data.options.text = \"encoder\""
-            ))
-        })?;
-    let pretrained = crate::encoders::pretrained(
-        &settings.encoder,
-        settings.path.as_deref(),
-        &crate::packages::cache_dir(),
-    )?;
-    Ok(Some(models::Backbone::new(
-        pretrained,
-        settings.pooling,
-        settings.input,
-    )))
-}
-
-/// Every model reads the input `data` gives, and its loss fits its targets.
-fn check_models(specs: &[&ModelSpec], data: &Dataset, config: &ModelConfig) -> Result<()> {
-    for spec in specs {
-        let info = models::info(&spec.key)?;
-        if info.input != config.input.kind() {
-            return Err(Error::Invalid(format!(
-                "model {} reads {:?} input, but data {} gives {:?}",
-                spec.key,
-                info.input,
-                data.source.name,
-                config.input.kind()
-            )));
-        }
-        LossFn::new(spec.train.loss, &data.targets, &[], tch::Device::Cpu)?;
-    }
-    Ok(())
+/// What scoring one cutoff gave ([`SeedRun::cutoff`]).
+struct Scored {
+    record: CutoffRecord,
+    times: WallTimes,
+    /// The outputs on every row, when this process computed them.
+    outputs: Option<eval::Outputs>,
+    /// The epochs that trained the checkpoint (`None` if not recorded).
+    epochs: Option<Vec<Epoch>>,
 }
 
 /// One (model, seed) of a preset.
@@ -317,6 +247,10 @@ impl SeedRun<'_> {
         let mut timing = WallTimes::zero();
         let mut detectors = Vec::with_capacity(k);
         let mut detector_seconds = 0.0;
+        // Each cutoff's epochs and their wall seconds (none without a model); `None` once
+        // a cutoff's are unknown (trained by a drift that kept no history).
+        let mut history: Option<Vec<CutoffHistory>> = Some(Vec::with_capacity(k));
+        let mut epoch_seconds: Option<Vec<Vec<f64>>> = Some(Vec::with_capacity(k));
         let needed = self
             .options
             .cutoffs
@@ -332,6 +266,15 @@ impl SeedRun<'_> {
                 // No model at this cutoff (self-labelling, before the anchor): an empty row.
                 health.push(Health::without_model(label));
                 detectors.push(CutoffDetectors::default());
+                if let Some(h) = history.as_mut() {
+                    h.push(CutoffHistory {
+                        cutoff: label.clone(),
+                        epochs: Vec::new(),
+                    });
+                }
+                if let Some(s) = epoch_seconds.as_mut() {
+                    s.push(Vec::new());
+                }
                 continue;
             }
             bar.set_message(format!(
@@ -340,7 +283,25 @@ impl SeedRun<'_> {
                 self.seed,
                 i + 1
             ));
-            let (record, times, outputs) = self.cutoff(&work, i, label, &rows, &bar)?;
+            let Scored {
+                record,
+                mut times,
+                outputs,
+                epochs,
+            } = self.cutoff(&work, i, label, &rows, &bar)?;
+            history = history.zip(epochs).map(|(mut h, epochs)| {
+                h.push(CutoffHistory {
+                    cutoff: label.clone(),
+                    epochs,
+                });
+                h
+            });
+            epoch_seconds = epoch_seconds
+                .zip(times.epochs.take().and_then(|mut e| e.pop()))
+                .map(|(mut s, seconds)| {
+                    s.push(seconds);
+                    s
+                });
             if self.shared.is_some() {
                 let started = Instant::now();
                 detectors.push(self.detectors(&work, i, &record, outputs)?);
@@ -382,6 +343,7 @@ impl SeedRun<'_> {
             timing: Some(WallTimes {
                 host: Some(artifacts::host_kind()),
                 detectors: self.shared.map(|_| detector_seconds),
+                epochs: epoch_seconds,
                 ..timing
             }),
             health: Some(health),
@@ -389,6 +351,7 @@ impl SeedRun<'_> {
                 .shared
                 .map(|_| DetectorMatrices::assemble(self.plan.timeline.labels(), &detectors))
                 .transpose()?,
+            history,
         };
         artifacts::write_run(&self.options.out, &run)
     }
@@ -537,7 +500,8 @@ impl SeedRun<'_> {
     }
 
     /// Scores cutoff `i`, reusing what an earlier process finished; the outputs on every
-    /// row when this process computed them.
+    /// row when this process computed them, and the epochs that trained its checkpoint
+    /// (`None` for a checkpoint of a drift that kept no history).
     fn cutoff(
         &self,
         work: &Path,
@@ -545,18 +509,25 @@ impl SeedRun<'_> {
         label: &str,
         rows: &[usize],
         bar: &ProgressBar,
-    ) -> Result<(CutoffRecord, WallTimes, Option<eval::Outputs>)> {
+    ) -> Result<Scored> {
         let epochs = self.spec.train.epochs;
         let id = self.checkpoint_id(label);
         let record_path = work.join(format!("{label}.json"));
         let checkpoint_path = work.join(format!("{label}.safetensors"));
         let timing_path = work.join(format!("{label}.timing.json"));
+        let history_path = work.join(format!("{label}.history.json"));
 
         if record_path.exists() {
             let record = read_record(&record_path, &id, &checkpoint_path)?;
             let times = read_timing(&timing_path);
+            let history = read_history(&history_path, &record.checkpoint_sha256)?;
             bar.inc(rows.len() as u64 * epochs);
-            return Ok((record, times, None));
+            return Ok(Scored {
+                record,
+                times,
+                outputs: None,
+                epochs: history,
+            });
         }
 
         let job = TrainJob {
@@ -569,42 +540,57 @@ impl SeedRun<'_> {
             backbone: self.backbone,
         };
         let started = Instant::now();
-        let (built, checkpoint_sha256, final_loss) = if checkpoint_path.exists() {
-            // Trained before an interruption during scoring.
-            let (built, loaded) = self.load_cutoff(work, i)?;
-            bar.inc(rows.len() as u64 * epochs);
-            (built, loaded.sha256, loaded.final_loss)
-        } else {
-            let regime = &self.loaded.preset.regime;
-            let relabelled;
-            let (targets, tensors) = if regime.self_labelled_slices(i).is_empty() {
-                (&self.data.targets, self.tensors)
+        let (built, checkpoint_sha256, final_loss, history, epoch_seconds) =
+            if checkpoint_path.exists() {
+                // Trained before an interruption during scoring.
+                let (built, loaded) = self.load_cutoff(work, i)?;
+                bar.inc(rows.len() as u64 * epochs);
+                let history = read_history(&history_path, &loaded.sha256)?;
+                (built, loaded.sha256, loaded.final_loss, history, None)
             } else {
-                let targets = self.anchor_targets(work)?;
-                relabelled = self.tensors.with_targets(targets);
-                (targets, &relabelled)
-            };
-            let previous = regime.starts_from_previous(i).then(|| {
-                let label = &self.plan.timeline.slices[i - 1].label;
+                let regime = &self.loaded.preset.regime;
+                let relabelled;
+                let (targets, tensors) = if regime.self_labelled_slices(i).is_empty() {
+                    (&self.data.targets, self.tensors)
+                } else {
+                    let targets = self.anchor_targets(work)?;
+                    relabelled = self.tensors.with_targets(targets);
+                    (targets, &relabelled)
+                };
+                let previous = regime.starts_from_previous(i).then(|| {
+                    let label = &self.plan.timeline.slices[i - 1].label;
+                    (
+                        work.join(format!("{label}.safetensors")),
+                        self.checkpoint_id(label),
+                    )
+                });
+                let init = previous.as_ref().map(|(path, id)| (path.as_path(), id));
+                let loss = LossFn::new(self.spec.train.loss, targets, rows, self.device)?;
+                let message = bar.message();
+                let trained = train::train(&job, init, tensors, &loss, |step| {
+                    bar.set_message(format!(
+                        "{message} epoch {}/{epochs} loss {:.4}",
+                        step.epoch, step.loss
+                    ));
+                    bar.inc(step.rows as u64);
+                })
+                .map_err(|e| Error::Invalid(format!("cutoff {label}: {e}")))?;
+                // The history first: a checkpoint on disk always has its own.
+                let sha = checkpoint::save_after(
+                    &trained.built.vs,
+                    &id,
+                    trained.final_loss,
+                    &checkpoint_path,
+                    |sha| write_history(&history_path, sha, &trained.epochs),
+                )?;
                 (
-                    work.join(format!("{label}.safetensors")),
-                    self.checkpoint_id(label),
+                    trained.built,
+                    sha,
+                    trained.final_loss,
+                    Some(trained.epochs),
+                    Some(vec![trained.epoch_seconds]),
                 )
-            });
-            let init = previous.as_ref().map(|(path, id)| (path.as_path(), id));
-            let loss = LossFn::new(self.spec.train.loss, targets, rows, self.device)?;
-            let message = bar.message();
-            let (built, final_loss) = train::train(&job, init, tensors, &loss, |step| {
-                bar.set_message(format!(
-                    "{message} epoch {}/{epochs} loss {:.4}",
-                    step.epoch, step.loss
-                ));
-                bar.inc(step.rows as u64);
-            })
-            .map_err(|e| Error::Invalid(format!("cutoff {label}: {e}")))?;
-            let sha = checkpoint::save(&built.vs, &id, final_loss, &checkpoint_path)?;
-            (built, sha, final_loss)
-        };
+            };
         let train_seconds = started.elapsed().as_secs_f64();
 
         let started = Instant::now();
@@ -638,6 +624,7 @@ impl SeedRun<'_> {
             eval: started.elapsed().as_secs_f64(),
             host: None,
             detectors: None,
+            epochs: epoch_seconds,
         };
         let record = CutoffRecord {
             id,
@@ -653,7 +640,12 @@ impl SeedRun<'_> {
             &record_path,
             (serde_json::to_string_pretty(&record).expect("records serialise") + "\n").as_bytes(),
         )?;
-        Ok((record, times, Some(outputs)))
+        Ok(Scored {
+            record,
+            times,
+            outputs: Some(outputs),
+            epochs: history,
+        })
     }
 }
 

@@ -1,6 +1,7 @@
 //! A run's per-cutoff records under `checkpoints/`: `<label>.json`, the scored row and
 //! the checkpoint's SHA-256 and health, written once the row is scored (so a resume
-//! trusts it), and `<label>.timing.json`, its wall times.
+//! trusts it), `<label>.history.json`, the epochs that trained the checkpoint, written
+//! with it, and `<label>.timing.json`, its wall times.
 
 use std::path::Path;
 
@@ -9,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::artifacts::WallTimes;
 use crate::checksum::sha256_hex;
 use crate::eval::Health;
+use crate::train::Epoch;
 use crate::train::checkpoint::CheckpointId;
 use crate::{Error, Result};
 
@@ -76,4 +78,39 @@ pub(super) fn read_timing(path: &Path) -> WallTimes {
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_else(WallTimes::zero)
+}
+
+/// `checkpoints/<label>.history.json`: the epochs that trained a checkpoint, written with
+/// it (before scoring), so that a run resumed after training still has its history.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HistoryRecord {
+    checkpoint_sha256: String,
+    epochs: Vec<Epoch>,
+}
+
+/// Writes the epochs that trained the checkpoint with SHA-256 `checkpoint_sha256`.
+pub fn write_history(path: &Path, checkpoint_sha256: &str, epochs: &[Epoch]) -> Result<()> {
+    let record = HistoryRecord {
+        checkpoint_sha256: checkpoint_sha256.to_string(),
+        epochs: epochs.to_vec(),
+    };
+    crate::files::write_atomic(
+        path,
+        (serde_json::to_string(&record).expect("histories serialise") + "\n").as_bytes(),
+    )
+}
+
+/// The epochs that trained the checkpoint `checkpoint_sha256`, if an earlier process
+/// recorded them for it (a checkpoint trained before histories were kept has none).
+pub fn read_history(path: &Path, checkpoint_sha256: &str) -> Result<Option<Vec<Epoch>>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let record: HistoryRecord = serde_json::from_str(&text).map_err(|e| Error::Artifact {
+        path: path.to_path_buf(),
+        message: format!("not a checkpoint's training history: {e}"),
+    })?;
+    Ok((record.checkpoint_sha256 == checkpoint_sha256).then_some(record.epochs))
 }

@@ -87,6 +87,18 @@ fn error(path: &Path, message: impl std::fmt::Display) -> Error {
 /// Writes `vs` and its final training loss to `path` atomically and returns the file's
 /// SHA-256.
 pub fn save(vs: &VarStore, id: &CheckpointId, final_loss: f64, path: &Path) -> Result<String> {
+    save_after(vs, id, final_loss, path, |_| Ok(()))
+}
+
+/// [`save`], calling `before(sha256)` with the file's SHA-256 before the file is written:
+/// what must exist whenever the checkpoint does (its training history) is written there.
+pub fn save_after(
+    vs: &VarStore,
+    id: &CheckpointId,
+    final_loss: f64,
+    path: &Path,
+    before: impl FnOnce(&str) -> Result<()>,
+) -> Result<String> {
     let mut variables: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
     variables.sort_by(|a, b| a.0.cmp(&b.0));
     let mut buffers = Vec::with_capacity(variables.len());
@@ -119,8 +131,10 @@ pub fn save(vs: &VarStore, id: &CheckpointId, final_loss: f64, path: &Path) -> R
         serde_json::to_string(&entry).expect("checkpoint metadata serialises"),
     )]);
     let bytes = safetensors::serialize(views, Some(metadata)).map_err(|e| error(path, e))?;
+    let sha256 = sha256_hex(&bytes);
+    before(&sha256)?;
     write_atomic(path, &bytes)?;
-    Ok(sha256_hex(&bytes))
+    Ok(sha256)
 }
 
 /// Reads the `drift` metadata of the checkpoint bytes read from `path`.

@@ -4,10 +4,14 @@
 //! pretrained encoder with the head, the encoder's optimiser groups on their own learning
 //! rate schedule ([`super::EncoderTraining`]).
 
+use std::time::Instant;
+
 use tch::nn::{self, OptimizerConfig, VarStore};
+use tch::{Kind, Tensor};
 
 use super::checkpoint::{self, CheckpointId};
 use super::config::{Optimizer, TrainConfig};
+use super::history::Epoch;
 use super::loss::LossFn;
 use super::seeds::epoch_order;
 use super::tensors::{DataTensors, index};
@@ -54,6 +58,36 @@ pub struct Step {
     pub loss: f64,
 }
 
+/// A trained model and what its training did.
+#[derive(Debug)]
+pub struct Trained {
+    /// The model.
+    pub built: BuiltModel,
+    /// The mean batch loss of the last epoch, each batch weighted by its rows.
+    pub final_loss: f64,
+    /// Each epoch's record.
+    pub epochs: Vec<Epoch>,
+    /// Each epoch's wall seconds.
+    pub epoch_seconds: Vec<f64>,
+}
+
+/// The global L2 norm of the gradients of `vs`'s trainable variables (those with one), in
+/// `f64`, as a scalar tensor: read, never changed, so training is the same with or
+/// without it.
+fn grad_norm(vs: &VarStore) -> Tensor {
+    let norms: Vec<Tensor> = vs
+        .trainable_variables()
+        .iter()
+        .map(Tensor::grad)
+        .filter(Tensor::defined)
+        .map(|g| g.norm_scalaropt_dtype(2, Kind::Double))
+        .collect();
+    if norms.is_empty() {
+        return Tensor::from(0f64);
+    }
+    Tensor::stack(&norms, 0).norm()
+}
+
 /// Builds the model of a job with the job's seed (its initial weights).
 pub fn build(job: &TrainJob) -> Result<BuiltModel> {
     tch::manual_seed(i64::from(job.training_seed));
@@ -67,16 +101,15 @@ pub fn build(job: &TrainJob) -> Result<BuiltModel> {
 
 /// Trains a model for `job`, fresh or (with `init`) starting from the weights of the
 /// checkpoint at that path made for that id, calling `on_step` after every step, and
-/// returns it with its final loss: the mean batch loss of the last epoch, each batch
-/// weighted by its rows. The optimiser starts afresh either way. A NaN or infinite
-/// loss stops training with an error naming the epoch and batch.
+/// returns it with each epoch's record. The optimiser starts afresh either way. A NaN or
+/// infinite loss stops training with an error naming the epoch and batch.
 pub fn train(
     job: &TrainJob,
     init: Option<(&std::path::Path, &CheckpointId)>,
     data: &DataTensors,
     loss: &LossFn,
     mut on_step: impl FnMut(Step),
-) -> Result<(BuiltModel, f64)> {
+) -> Result<Trained> {
     let built = build(job)?;
     if let Some((path, id)) = init {
         checkpoint::load(&built.vs, id, path)?;
@@ -101,9 +134,13 @@ pub fn train(
     }
     let steps = t.epochs * job.rows.len().div_ceil(t.batch_size as usize) as u64;
     let mut step = 0;
-    let mut last_epoch = (0.0, 0usize);
+    let (mut epochs, mut epoch_seconds) = (Vec::new(), Vec::new());
     for epoch in 1..=t.epochs {
-        last_epoch = (0.0, 0);
+        let started = Instant::now();
+        // Loss sum and rows; the gradient norms summed on the device, read once an epoch.
+        let (mut loss_sum, mut loss_rows) = (0.0, 0usize);
+        let (mut norm_sum, mut norm_steps) = (Tensor::from(0f64).to_device(job.device), 0usize);
+        let mut encoder_learning_rate = None;
         let order = epoch_order(job.rows, job.training_seed, epoch);
         for (b, rows) in order.chunks(t.batch_size as usize).enumerate() {
             let input = data.input(rows, job.device);
@@ -120,6 +157,8 @@ pub fn train(
             }
             opt.zero_grad();
             value.backward();
+            norm_sum += grad_norm(&built.vs);
+            norm_steps += 1;
             if let Some(max) = t.grad_clip {
                 opt.clip_grad_norm(max);
             }
@@ -127,17 +166,33 @@ pub fn train(
                 let lr = encoder.learning_rate_at(step, steps);
                 opt.set_lr_group(ENCODER_DECAY, lr);
                 opt.set_lr_group(ENCODER_NO_DECAY, lr);
+                encoder_learning_rate = Some(lr);
             }
             opt.step();
             step += 1;
-            last_epoch.0 += scalar * rows.len() as f64;
-            last_epoch.1 += rows.len();
+            loss_sum += scalar * rows.len() as f64;
+            loss_rows += rows.len();
             on_step(Step {
                 epoch,
                 rows: rows.len(),
                 loss: scalar,
             });
         }
+        let norms = f64::try_from(&norm_sum)
+            .map_err(|e| Error::Invalid(format!("reading the gradient norms: {e}")))?;
+        epochs.push(Epoch {
+            epoch,
+            loss: loss_sum / loss_rows.max(1) as f64,
+            grad_norm: norms / norm_steps.max(1) as f64,
+            learning_rate: t.learning_rate,
+            encoder_learning_rate,
+        });
+        epoch_seconds.push(started.elapsed().as_secs_f64());
     }
-    Ok((built, last_epoch.0 / last_epoch.1.max(1) as f64))
+    Ok(Trained {
+        built,
+        final_loss: epochs.last().map_or(0.0, |e| e.loss),
+        epochs,
+        epoch_seconds,
+    })
 }

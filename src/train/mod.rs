@@ -10,13 +10,14 @@
 //! The files: `config.rs` what a preset says about training (no libtorch, so presets are
 //! checked without it), `seeds.rs` the seeds and batch order, `tensors.rs` a data set as
 //! tensors, `loss.rs` the losses, `fit.rs` building and training a model, and
-//! `checkpoint.rs` its weights on disk.
+//! `checkpoint.rs` its weights on disk, `history.rs` what each epoch did.
 
 #[cfg(feature = "torch")]
 pub mod checkpoint;
 mod config;
 #[cfg(feature = "torch")]
 mod fit;
+mod history;
 #[cfg(feature = "torch")]
 pub mod loss;
 mod seeds;
@@ -25,7 +26,8 @@ mod tensors;
 
 pub use config::{EncoderTraining, Loss, Optimizer, TrainConfig};
 #[cfg(feature = "torch")]
-pub use fit::{BuiltModel, Step, TrainJob, build, train};
+pub use fit::{BuiltModel, Step, TrainJob, Trained, build, train};
+pub use history::Epoch;
 pub use seeds::{epoch_order, training_seed};
 #[cfg(feature = "torch")]
 pub use tensors::{DataTensors, index};

@@ -263,6 +263,15 @@ fn run_folders_with_detectors() {
     );
 }
 
+#[test]
+fn run_folders_with_history() {
+    fuzz_run_folder(
+        "run folders with history.json",
+        "tests/fixtures/history-run/smoke-single/mlp_s/seed-0",
+        &["history.json", "run.json", "timing.json"],
+    );
+}
+
 /// Fuzzes one of `files` of the committed run folder `run` (or its `SHA256SUMS`), the
 /// other files as committed, and loads the folder.
 fn fuzz_run_folder(parser: &str, run: &'static str, files: &[&'static str]) {
@@ -329,6 +338,28 @@ fn cutoff_detector_files() {
     fuzz("cutoff detector files", document(valid), |doc| {
         let path = put(dir.path(), "1990s.detectors.json", &doc);
         names(drift::detectors::read_cutoff(&path, "ab"), &path)
+    });
+}
+
+/// A checkpoint's history file (`checkpoints/<label>.history.json`, what a resumed
+/// `drift run` reads back): no bytes make it panic, errors name it.
+#[cfg(feature = "torch")]
+#[test]
+fn checkpoint_history_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let valid = dir.path().join("valid.history.json");
+    let epoch = drift::train::Epoch {
+        epoch: 1,
+        loss: 0.5,
+        grad_norm: 1.25,
+        learning_rate: 1e-3,
+        encoder_learning_rate: None,
+    };
+    drift::run::write_history(&valid, "ab", &[epoch]).unwrap();
+    let valid = std::fs::read(&valid).unwrap();
+    fuzz("checkpoint history files", document(valid), |doc| {
+        let path = put(dir.path(), "1990s.history.json", &doc);
+        names(drift::run::read_history(&path, "ab"), &path)
     });
 }
 
