@@ -18,14 +18,20 @@ use crate::run::{RunOptions, run_preset};
 use crate::{Error, Result};
 
 /// What [`detect`] did.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Detected {
     /// The run already had its detectors; nothing was done.
     AlreadyThere,
     /// Computed from the run's own checkpoints.
     FromCheckpoints,
-    /// The run was trained again (no checkpoints were kept) to the same matrix.
-    Retrained,
+    /// The run was trained again (no checkpoints were kept) to the same matrix; the
+    /// largest relative difference of a cutoff's final training loss from the recorded
+    /// one (0 when the checkpoints are bit-identical; another CPU kind can change float
+    /// rounding without changing a cell).
+    Retrained {
+        /// Largest relative final-loss difference.
+        loss_difference: f64,
+    },
 }
 
 /// How [`detect`] runs.
@@ -92,11 +98,17 @@ pub fn detect(dir: &Path, options: &DetectOptions) -> Result<Detected> {
         run_preset(&loaded, &run_options)?;
         let new = artifacts::load_run(&staged)?;
         same_matrix(dir, &run, &new, &run_options)?;
+        let loss_difference = final_losses(&run)
+            .zip(final_losses(&new))
+            .filter_map(|(a, b)| {
+                Some((a? - b?).abs() / a?.abs().max(b?.abs()).max(f64::MIN_POSITIVE))
+            })
+            .fold(0.0, f64::max);
         swap(dir, &staged, &staging)?;
         Ok(if kept {
             Detected::FromCheckpoints
         } else {
-            Detected::Retrained
+            Detected::Retrained { loss_difference }
         })
     })();
     let _ = std::fs::remove_dir_all(&staging);
@@ -142,6 +154,11 @@ fn copy_checkpoints(from: &Path, to: &Path) -> Result<bool> {
         any |= name.ends_with(".safetensors");
     }
     Ok(any)
+}
+
+/// Each cutoff's recorded final training loss.
+fn final_losses(run: &RunArtifact) -> impl Iterator<Item = Option<f64>> + '_ {
+    run.health.iter().flatten().map(|h| h.final_loss)
 }
 
 /// The run made now scores every cell as the committed one did.

@@ -42,13 +42,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
         progress: !args.quiet && std::io::stderr().is_terminal(),
     };
     for dir in &args.runs {
-        let how = match detect(dir, &options)? {
-            Detected::AlreadyThere => "already had detectors (--force recomputes them)",
-            Detected::FromCheckpoints => "detectors added from its checkpoints",
-            Detected::Retrained => {
-                "detectors added; no checkpoints were kept, so the run was trained again \
-                 and gave the same matrix"
-            }
+        let how: String = match detect(dir, &options)? {
+            Detected::AlreadyThere => "already had detectors (--force recomputes them)".into(),
+            Detected::FromCheckpoints => "detectors added from its checkpoints".into(),
+            Detected::Retrained { loss_difference } if loss_difference > 0.0 => format!(
+                "detectors added; no checkpoints were kept, so the run was trained again and \
+                 gave the same matrix, but not bit-identical checkpoints: final training \
+                 losses differ by up to {loss_difference:.1e} (relative) from the recorded \
+                 ones, which health.json now holds (another CPU kind rounds differently)"
+            ),
+            Detected::Retrained { .. } => "detectors added; no checkpoints were kept, so the \
+                                            run was trained again and gave the same matrix \
+                                            and checkpoints"
+                .into(),
         };
         outln!("{}: {how}", dir.display())?;
     }

@@ -49,6 +49,24 @@ pub(super) fn dot(a: &[f64], b: &[f64]) -> f64 {
     sums.iter().sum::<f64>() + tail
 }
 
+/// [`dot`] of `f32` vectors, in `f32`.
+pub(super) fn dot32(a: &[f32], b: &[f32]) -> f32 {
+    let mut sums = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for k in 0..8 {
+            sums[k] += x[k] * y[k];
+        }
+    }
+    sums.iter().sum::<f32>() + tail
+}
+
 /// `|a - b|^2` of two `f32` rows in `f64`, over eight running sums (see [`dot`]).
 pub(super) fn squared_distance(a: &[f32], b: &[f32]) -> f64 {
     let mut sums = [0f64; 8];
