@@ -144,6 +144,9 @@ pub struct Table {
     formats: Vec<Format>,
     /// The shown columns' widths in Typst (`auto`, `1.5fr`, ...); equal shares when unset.
     typst_widths: Option<Vec<String>>,
+    /// Typst prints the names of the columns after the first `n` turned upright, so that
+    /// many narrow numeric columns with long names fit the page.
+    typst_upright_after: Option<usize>,
 }
 
 impl Table {
@@ -186,9 +189,17 @@ impl Table {
             columns,
             formats,
             typst_widths: None,
+            typst_upright_after: None,
         };
         table.check()?;
         Ok(table)
+    }
+
+    /// Prints the names of the shown columns after the first `n` rotated a quarter turn
+    /// (Typst only; the CSV and HTML headers stay as they are).
+    pub fn with_typst_upright_names_after(mut self, n: usize) -> Table {
+        self.typst_upright_after = Some(n);
+        self
     }
 
     /// The same table with the shown columns' Typst widths (one per shown column, e.g.

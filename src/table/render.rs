@@ -134,7 +134,14 @@ impl Table {
         let header: Vec<String> = self
             .header()
             .iter()
-            .map(|name| format!("strong({})", typst_string(name)))
+            .enumerate()
+            .map(|(c, name)| match self.typst_upright_after {
+                Some(n) if c >= n => format!(
+                    "rotate(-90deg, reflow: true, strong({}))",
+                    typst_string(name)
+                ),
+                _ => format!("strong({})", typst_string(name)),
+            })
             .collect();
         let mut out = String::new();
         out.push_str("#table(\n");

@@ -179,7 +179,10 @@ pub struct TriggerFigure {
     pub y_label: Vec<String>,
 }
 
+/// The panels' height, unless the figure would not fit a page.
 const PANEL_H: i32 = 170;
+/// The tallest the figure gets: 644 pt printed, a page's text height less a caption's.
+const MAX_HEIGHT_PX: i32 = 920;
 const ROW_HEAD: i32 = 24;
 const LEFT: i32 = 44;
 const LEGEND_ROW: i32 = 17;
@@ -210,8 +213,12 @@ pub fn trigger_curves(figure: &TriggerFigure) -> Result<String> {
     super::fonts::register()?;
     let panel_w = (super::MAX_WIDTH_PX - LEFT) / cols as i32;
     let head = 26;
-    let legend_top = head + rows as i32 * (ROW_HEAD + PANEL_H) + 30;
-    let height = legend_top + (legend_lines(figure) + 1) * LEGEND_ROW + 12;
+    let legend_h = (legend_lines(figure) + 1) * LEGEND_ROW + 12;
+    // Many models (a study of ten) share the page's height: flatter panels, not a figure
+    // that runs off the page.
+    let panel_h = PANEL_H.min((MAX_HEIGHT_PX - head - 30 - legend_h) / rows as i32 - ROW_HEAD);
+    let legend_top = head + rows as i32 * (ROW_HEAD + panel_h) + 30;
+    let height = legend_top + legend_h;
     let size = (super::MAX_WIDTH_PX as u32, height as u32);
     render(size, |root| {
         let title = style(AXIS_PX, HPos::Center, VPos::Center, false);
@@ -220,7 +227,7 @@ pub fn trigger_curves(figure: &TriggerFigure) -> Result<String> {
             text(root, &column.title, (x, head / 2 + 2), &title)?;
         }
         let upward = style(AXIS_PX, HPos::Center, VPos::Center, true);
-        let plots_h = rows as i32 * (ROW_HEAD + PANEL_H);
+        let plots_h = rows as i32 * (ROW_HEAD + panel_h);
         for (n, line) in figure.y_label.iter().enumerate() {
             text(
                 root,
@@ -232,7 +239,7 @@ pub fn trigger_curves(figure: &TriggerFigure) -> Result<String> {
         let mut raw = String::new();
         let row_title = style(TITLE_PX - 3.0, HPos::Left, VPos::Center, false);
         for (r, row) in figure.rows.iter().enumerate() {
-            let top = head + r as i32 * (ROW_HEAD + PANEL_H);
+            let top = head + r as i32 * (ROW_HEAD + panel_h);
             text(
                 root,
                 &row.title,
@@ -245,7 +252,7 @@ pub fn trigger_curves(figure: &TriggerFigure) -> Result<String> {
             for c in 0..cols {
                 let area = root.clone().shrink(
                     (LEFT + c as i32 * panel_w, top + ROW_HEAD),
-                    (panel_w as u32, PANEL_H as u32),
+                    (panel_w as u32, panel_h as u32),
                 );
                 raw += &panel(&area, row, &figure.columns[c], c, (x_hi, lo, hi))?;
             }
@@ -293,12 +300,14 @@ fn panel(
         .build_cartesian_2d(-0.5..x_hi, lo..hi)
         .map_err(err)?;
     let (xt, _) = nice_ticks(0.0, x_hi, 6);
-    let (_, yd) = nice_ticks(lo, hi, 5);
+    // A flat panel (a study of many models) gets fewer labels, which would overlap.
+    let y_count = if area.dim_in_pixel().1 < 100 { 2 } else { 5 };
+    let (_, yd) = nice_ticks(lo, hi, y_count);
     chart
         .configure_mesh()
         .disable_mesh()
         .x_labels(xt.len().max(2))
-        .y_labels(5)
+        .y_labels(y_count)
         .x_label_formatter(&|v| number(*v, 0))
         .y_label_formatter(&|v| number(*v, yd))
         .label_style((super::fonts::FAMILY, TICK_PX).into_font())

@@ -8,6 +8,9 @@ use crate::{Error, Result};
 
 /// Decimals of a Spearman correlation.
 const RHO_DECIMALS: usize = 2;
+/// Models whose seeds' spread the printed table shows; a study with more prints each
+/// model's mean alone (and no `measures`), so the table fits the page. The CSV keeps all.
+const SPREAD_MODELS: usize = 4;
 
 /// The detectors ranked by how well they track the true drop, `None` for a study without
 /// detectors: `rank`, `detector`, `kind`, `measures`; per trained model (by key) its
@@ -58,7 +61,9 @@ pub fn detectors_table(study: &StudyAnalysis) -> Result<Option<Table>> {
         Column::text("kind", kind),
         Column::text("measures", about),
     ];
-    let mut formats = vec![Format::Integer, Format::Text, Format::Text, Format::Text];
+    let spread = models.len() <= SPREAD_MODELS;
+    let measures = if spread { Format::Text } else { Format::Hidden };
+    let mut formats = vec![Format::Integer, Format::Text, Format::Text, measures];
     for (m, d) in &models {
         let of = |f: &dyn Fn(&crate::analysis::DetectorBacktest) -> Option<f64>| {
             ranked
@@ -87,11 +92,15 @@ pub fn detectors_table(study: &StudyAnalysis) -> Result<Option<Table>> {
             &format!("{name} max"),
             of(&|b| extreme(b, true)),
         ));
-        formats.push(Format::Spread {
-            decimals: RHO_DECIMALS,
-            sd: format!("{name} sd"),
-            min: format!("{name} min"),
-            max: format!("{name} max"),
+        formats.push(if spread {
+            Format::Spread {
+                decimals: RHO_DECIMALS,
+                sd: format!("{name} sd"),
+                min: format!("{name} min"),
+                max: format!("{name} max"),
+            }
+        } else {
+            Format::Fixed(RHO_DECIMALS)
         });
         formats.extend([Format::Hidden, Format::Hidden, Format::Hidden]);
     }
@@ -114,24 +123,41 @@ pub fn detectors_table(study: &StudyAnalysis) -> Result<Option<Table>> {
     } else {
         format!("{fewest} to {most}")
     };
+    let per_model = if spread {
+        format!("mean ± sd over {seeds} seeds, their range below")
+    } else {
+        format!(
+            "the mean over {seeds} seeds (the table's CSV has each model's sd and range, \
+             and what each detector measures)"
+        )
+    };
     let table = Table::from_columns(
         "detectors",
         &format!(
             "Label-free drift detectors against the true drop M[i][i] − M[i][j] ({}) of \
              every cell after the diagonal: per model, Spearman's ρ between the detector \
-             (oriented so that larger means more shift) and the drop, mean ± sd over {seeds} \
-             seeds, their range below; mean: over the models, which ranks the detectors; \
-             MAE: the accuracy estimates' mean absolute error against the true accuracy \
-             (accuracy ×100). Every row of the matrix, collapsed checkpoints included.",
+             (oriented so that larger means more shift) and the drop, {per_model}; mean: \
+             over the models, which ranks the detectors; MAE: the accuracy estimates' mean \
+             absolute error against the true accuracy (accuracy ×100). Every row of the \
+             matrix, collapsed checkpoints included.",
             study.metric.name()
         ),
         columns,
         formats,
     )?;
-    let mut widths = vec!["auto", "auto", "auto", "1fr"];
+    let mut widths = vec!["auto", "auto", "auto"];
+    if spread {
+        widths.push("1fr");
+    }
     widths.extend(models.iter().map(|_| "auto"));
     widths.extend(["auto", "auto"]);
-    Ok(Some(table.with_typst_widths(&widths)?))
+    let table = table.with_typst_widths(&widths)?;
+    Ok(Some(if spread {
+        table
+    } else {
+        // Ten models' names across would not fit: upright, over narrow numbers.
+        table.with_typst_upright_names_after(3)
+    }))
 }
 
 #[cfg(test)]
