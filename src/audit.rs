@@ -338,6 +338,9 @@ pub struct ItemResult {
     pub largest_difference: f64,
     /// Cells compared.
     pub cells: usize,
+    /// The committed and the retrained row, where they differ beyond the tolerance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<[Vec<Option<f64>>; 2]>,
     /// Expected and measured seconds (the items of one run share its training, whose time
     /// is split evenly among them).
     pub estimate_s: Option<f64>,
@@ -396,8 +399,13 @@ pub fn compare(
             item.threads
         ));
     }
-    if let Some(recorded) = item.host.as_deref().filter(|h| *h != host) {
-        reasons.push(format!("CPU {host}, the run finished on {recorded}"));
+    match item.host.as_deref() {
+        Some(recorded) if recorded != host => {
+            reasons.push(format!("CPU {host}, the run finished on {recorded}"))
+        }
+        Some(_) => {}
+        // Runs made before hosts were recorded: bit-identity cannot be promised.
+        None => reasons.push("the run recorded no CPU kind".into()),
     }
     let why = (!reasons.is_empty()).then(|| reasons.join("; "));
     let same_shape = row.len() == item.row.len()
@@ -476,6 +484,7 @@ pub fn execute(
                     why,
                     largest_difference: largest,
                     cells: row.iter().flatten().count(),
+                    rows: (result == "differs").then(|| [item.row.clone(), row.clone()]),
                     estimate_s: item.estimate,
                     wall_s: seconds,
                 };

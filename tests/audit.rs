@@ -158,6 +158,11 @@ fn an_audit_passes_untouched_rows_and_catches_a_changed_one_with_consistent_chec
             (changed.as_str(), "differs")
         ]
     );
+    let rows = cert["items"][1]["rows"]
+        .as_array()
+        .expect("both rows of what differs");
+    assert_ne!(rows[0], rows[1]);
+    assert!(cert["items"][0].get("rows").is_none(), "{cert}");
     let largest = cert["items"][1]["largest_difference"].as_f64().unwrap();
     assert!((largest - 0.01).abs() < 1e-9, "{largest}");
 
