@@ -134,8 +134,8 @@ fn results_root(dir: &Path, run: &RunArtifact) -> Result<PathBuf> {
     }
 }
 
-/// Copies the checkpoint files (not a lock or a temporary file) of `from` into `to`;
-/// whether there were any.
+/// Copies the checkpoint files (not a lock, a temporary file or a cutoff's detectors) of
+/// `from` into `to`; whether there were any.
 fn copy_checkpoints(from: &Path, to: &Path) -> Result<bool> {
     let Ok(entries) = std::fs::read_dir(from) else {
         return Ok(false);
@@ -146,7 +146,13 @@ fn copy_checkpoints(from: &Path, to: &Path) -> Result<bool> {
         let entry = entry.map_err(|e| Error::io(from, e))?;
         let name = entry.file_name().to_string_lossy().to_string();
         let is_file = entry.file_type().map_err(|e| Error::io(entry.path(), e))?;
-        if !is_file.is_file() || name == ".lock" || crate::files::is_temporary(&name) {
+        // Not the cutoffs' detector files: they hold what an earlier computation gave, and
+        // detect is asked to compute them now.
+        if !is_file.is_file()
+            || name == ".lock"
+            || crate::files::is_temporary(&name)
+            || name.ends_with(".detectors.json")
+        {
             continue;
         }
         let target = to.join(&name);

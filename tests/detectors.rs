@@ -184,14 +184,31 @@ fn under_covariate_drift_the_representation_shift_grows_with_time() {
         }
     }
     // A rerun finds every cutoff done and writes the same bytes; without the cutoffs'
-    // detector files it recomputes them from the checkpoints, to the same bytes.
+    // detector files it recomputes them from the checkpoints, to the same bytes, whether
+    // it reads the representation detectors from the preset's cache or computes them.
     let before = std::fs::read(run_dir.join("detectors.json")).unwrap();
-    for entry in std::fs::read_dir(run_dir.join("checkpoints")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.to_string_lossy().ends_with(".detectors.json") {
-            std::fs::remove_file(path).unwrap();
+    let cache = dir.path().join("out/study/.detectors");
+    assert!(cache.is_dir(), "the representation detectors are cached");
+    let remove_cutoff_files = || {
+        for entry in std::fs::read_dir(run_dir.join("checkpoints")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.to_string_lossy().ends_with(".detectors.json") {
+                std::fs::remove_file(path).unwrap();
+            }
         }
-    }
+    };
+    remove_cutoff_files();
+    run(
+        dir.path(),
+        "covariate = 0.25\nlabel = 0.0\nconcept = 0.0",
+        2,
+    );
+    assert_eq!(
+        std::fs::read(run_dir.join("detectors.json")).unwrap(),
+        before
+    );
+    remove_cutoff_files();
+    std::fs::remove_dir_all(&cache).unwrap();
     run(
         dir.path(),
         "covariate = 0.25\nlabel = 0.0\nconcept = 0.0",

@@ -513,9 +513,15 @@ impl DetectorMatrices {
     }
 }
 
+/// Bump when what the representation detectors compute changes: it keys their cache
+/// ([`SharedDetectors::with_cache`]), so that rows of an older computation are not read.
+pub const REPRESENTATION_VERSION: u32 = 2;
+
 /// The representation detectors of one data set and plan, computed once per cutoff and
-/// shared by every model that trains on them. The representation itself is built on first
-/// use, so its cost counts in the detectors' time of the run that needs it first.
+/// shared by every model that trains on them, within a process and, with a cache folder,
+/// across the processes of a study (each run of `drift study` is its own). The
+/// representation itself is built on first use, so its cost counts in the detectors'
+/// time of the run that needs it first.
 pub struct SharedDetectors<'a> {
     /// The data, while detectors are on.
     data: Option<&'a Dataset>,
@@ -523,6 +529,24 @@ pub struct SharedDetectors<'a> {
     /// Keys the draws: the seed the data and plan were made for.
     seed: u64,
     rows: std::cell::RefCell<BTreeMap<usize, DetectorRow>>,
+    /// The cache folder and the key its files must hold.
+    cache: Option<(std::path::PathBuf, String)>,
+}
+
+/// A cached row of the representation detectors: `<cache>/<cutoff>.json`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CachedRow {
+    key: String,
+    row: DetectorRow,
+}
+
+/// The row cached at `path` for `key`; `None` when there is none, it does not parse or it
+/// was made for another key (a cache is never trusted beyond its key).
+pub fn cached_row(path: &Path, key: &str) -> Option<DetectorRow> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let cached: CachedRow = serde_json::from_str(&text).ok()?;
+    (cached.key == key).then_some(cached.row)
 }
 
 impl<'a> SharedDetectors<'a> {
@@ -534,22 +558,64 @@ impl<'a> SharedDetectors<'a> {
             representation: Default::default(),
             seed,
             rows: Default::default(),
+            cache: None,
         }
     }
 
-    /// [`representation_row`] of cutoff `i`, computed on first use; empty without a
-    /// representation.
+    /// Rows also read from and written to `folder` (one file per cutoff, written
+    /// atomically), for the data and plan that `identity` names (the preset's hash, the
+    /// data's, the seed: what decides the rows besides this code, whose
+    /// [`REPRESENTATION_VERSION`] and sample sizes join the key). A file for another key,
+    /// or one that does not parse, is not used: the row is computed and the file replaced.
+    pub fn with_cache(mut self, folder: &Path, identity: &str) -> Self {
+        let key = crate::checksum::sha256_hex(
+            format!(
+                "{identity}|seed {}|version {REPRESENTATION_VERSION}|schema {SCHEMA}|rows \
+                 {SAMPLE_ROWS}|ks rows {KS_ROWS}|permutations {PERMUTATIONS}",
+                self.seed
+            )
+            .as_bytes(),
+        );
+        self.cache = Some((folder.join(&key[..16]), key));
+        self
+    }
+
+    /// [`representation_row`] of cutoff `i`, computed on first use (or read from the
+    /// cache); empty without a representation.
     pub fn row(&self, regime: &Regime, splits: &[SliceSplit], i: usize) -> Result<DetectorRow> {
-        let representation = self
-            .representation
-            .get_or_init(|| self.data.and_then(Representation::of));
-        let Some(representation) = representation else {
+        let Some(data) = self.data.filter(|d| Representation::exists(d)) else {
             return Ok(DetectorRow::new());
         };
         if let Some(row) = self.rows.borrow().get(&i) {
             return Ok(row.clone());
         }
-        let row = representation_row(representation, regime, splits, i, self.seed)?;
+        let file = self
+            .cache
+            .as_ref()
+            .map(|(dir, key)| (dir.join(format!("{i}.json")), key));
+        let cached = file.as_ref().and_then(|(path, key)| cached_row(path, key));
+        let row = match cached {
+            Some(row) => row,
+            None => {
+                let representation = self
+                    .representation
+                    .get_or_init(|| Representation::of(data))
+                    .as_ref()
+                    .expect("it exists");
+                let row = representation_row(representation, regime, splits, i, self.seed)?;
+                if let Some((path, key)) = &file {
+                    let dir = path.parent().expect("a file in the cache folder");
+                    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+                    let cached = CachedRow {
+                        key: key.to_string(),
+                        row: row.clone(),
+                    };
+                    let text = serde_json::to_string(&cached).expect("rows serialise") + "\n";
+                    crate::files::write_atomic(path, text.as_bytes())?;
+                }
+                row
+            }
+        };
         self.rows.borrow_mut().insert(i, row.clone());
         Ok(row)
     }

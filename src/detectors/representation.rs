@@ -18,6 +18,12 @@ pub struct Representation {
 }
 
 impl Representation {
+    /// Whether `data`'s input has one ([`Representation::of`] is not `None`), without
+    /// building it.
+    pub fn exists(data: &Dataset) -> bool {
+        !matches!(data.inputs, Inputs::EncoderIds { .. } | Inputs::Text(_))
+    }
+
     /// The representation of `data`'s input; `None` for token ids of a fine-tuned encoder
     /// and raw text.
     pub fn of(data: &Dataset) -> Option<Representation> {

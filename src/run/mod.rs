@@ -162,7 +162,13 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
         let plan = preset.plan(&data, seeds[0])?;
         baseline::write_baseline(loaded, &data, &plan, &options.out, seeds[0])?;
         let tensors = DataTensors::new(&data)?;
-        let shared = SharedDetectors::new(&data, seeds[0], options.detectors);
+        // The draws are keyed by the preset's first seed, whichever seeds this process
+        // runs, so that a run's detectors do not depend on how its preset was split into
+        // processes (drift study runs each model and seed alone), which share them.
+        let shared = SharedDetectors::new(&data, preset.seeds[0], options.detectors).with_cache(
+            &detector_cache(options, preset),
+            &identity_of(loaded, &data),
+        );
         for spec in &specs {
             for &seed in &seeds {
                 dirs.push(run(spec, seed, &data, &tensors, &plan, &shared)?);
@@ -181,7 +187,10 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
         let plan = preset.plan(&data, seed)?;
         baseline::write_baseline(loaded, &data, &plan, &options.out, seed)?;
         let tensors = DataTensors::new(&data)?;
-        let detectors = SharedDetectors::new(&data, seed, options.detectors);
+        let detectors = SharedDetectors::new(&data, seed, options.detectors).with_cache(
+            &detector_cache(options, preset),
+            &identity_of(loaded, &data),
+        );
         for spec in &specs {
             dirs.push(run(spec, seed, &data, &tensors, &plan, &detectors)?);
         }
@@ -190,6 +199,17 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
         }
     }
     Ok(dirs)
+}
+
+/// Where the runs of `preset` under `options.out` share their representation detectors:
+/// `<out>/<preset>/.detectors/` (hidden, so not a run; not committed).
+fn detector_cache(options: &RunOptions, preset: &crate::preset::Preset) -> PathBuf {
+    options.out.join(&preset.name).join(".detectors")
+}
+
+/// What else decides the representation detectors (see [`SharedDetectors::with_cache`]).
+fn identity_of(loaded: &LoadedPreset, data: &Dataset) -> String {
+    format!("preset {} data {}", loaded.sha256, data.source.sha256)
 }
 
 /// What scoring one cutoff gave ([`SeedRun::cutoff`]).

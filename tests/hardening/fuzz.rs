@@ -341,6 +341,33 @@ fn cutoff_detector_files() {
     });
 }
 
+/// A cached row of representation detectors (`<out>/<preset>/.detectors/<key>/<i>.json`):
+/// no bytes make reading it panic, and only the exact file for its key is used.
+#[test]
+fn cached_representation_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let valid = br#"{"key":"k","row":{"ks":[null,0.25],"mmd":[null,null]}}"#.to_vec();
+    let path = put(dir.path(), "0.json", &valid);
+    assert!(drift::detectors::cached_row(&path, "k").is_some());
+    assert!(drift::detectors::cached_row(&path, "other").is_none());
+    fuzz(
+        "cached representation rows",
+        document(valid.clone()),
+        |doc| {
+            let path = put(dir.path(), "0.json", &doc);
+            let read = drift::detectors::cached_row(&path, "k");
+            if doc != valid {
+                // Another document may still be a valid row for the key; it is then that row.
+                if let Some(row) = read {
+                    let text = String::from_utf8_lossy(&doc).to_string();
+                    prop_assert!(text.contains("\"k\""), "{row:?} from {text}");
+                }
+            }
+            Ok(())
+        },
+    );
+}
+
 /// A checkpoint's history file (`checkpoints/<label>.history.json`, what a resumed
 /// `drift run` reads back): no bytes make it panic, errors name it.
 #[cfg(feature = "torch")]
