@@ -11,6 +11,7 @@
 //! | [`StudyAnalysis`] | every model's ID / future / decay and ranks with the cohort's, the family averages, and drift-happens' robustness scores ranked by H, as HTML tables |
 //! | [`TemporalEffects`] | the four scores with p-values and min / max over seeds, as an HTML table |
 //! | [`Curve`] | its forgetting curve, as a chart |
+//! | [`Figure::history`] | a run's training history (loss and gradient norm by epoch) |
 //! | [`Figure`] | any SVG figure of [`crate::report::figures`] |
 //! | [`Table`] | its cells, as an HTML table |
 //!
@@ -118,6 +119,12 @@ impl Figure {
     pub fn curves(curves: &[Curve], metric: Metric, title: &str) -> Result<Figure> {
         let opts = CurveOptions::forgetting(metric, (!title.is_empty()).then(|| title.to_string()));
         figures::forgetting_curves(curves, &opts).map(Figure::new)
+    }
+
+    /// A run's training history (`history.json`): loss and gradient norm before
+    /// clipping, epoch by epoch, one line per cutoff.
+    pub fn history(history: &[crate::artifacts::CutoffHistory]) -> Result<Figure> {
+        figures::training_history(history).map(Figure::new)
     }
 
     /// What [`Figure::evcxr_display`] sends.

@@ -551,3 +551,33 @@ fn figures_print_no_text_under_seven_points() {
     assert_eq!(smallest_text_pt(small), Some(9.0 * PT_PER_PX));
     assert_eq!(printed_width(small).unwrap(), 100.0 * PT_PER_PX);
 }
+
+#[test]
+fn a_training_history_has_one_line_per_cutoff_in_each_panel() {
+    use drift::report::figures::{MIN_TEXT_PT, smallest_text_pt, training_history};
+    let run = drift::artifacts::load_run(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/history-run/smoke-single/mlp_s/seed-0"
+    )))
+    .unwrap();
+    let history = run.history.unwrap();
+    let svg = training_history(&history).unwrap();
+    dump("training-history", &svg);
+    assert_balanced(&svg);
+    // Two panels of one line per cutoff, and each cutoff's key in the legend.
+    // (Black polylines are the axes' ticks.)
+    assert_eq!(count(&svg, r#"stroke-width="2""#), 3 * history.len());
+    for c in &history {
+        assert!(svg.contains(&format!("\n{}\n", c.cutoff)), "{}", c.cutoff);
+    }
+    assert!(smallest_text_pt(&svg).unwrap() >= MIN_TEXT_PT);
+    assert_eq!(svg, training_history(&history).unwrap());
+    let empty: Vec<_> = history
+        .iter()
+        .map(|c| drift::artifacts::CutoffHistory {
+            cutoff: c.cutoff.clone(),
+            epochs: Vec::new(),
+        })
+        .collect();
+    assert!(training_history(&empty).is_err());
+}

@@ -16,6 +16,7 @@
 //! | ranking by future score or decay | [`ranking`] |
 //! | deterioration / adaptation scores of Agarwal & Nenkova | [`temporal_effects`] |
 //! | saliency maps per model and (cutoff, slice) | [`saliency_grid`] |
+//! | one run's training history: loss and gradient norm by epoch, per cutoff (notebooks) | [`training_history`] |
 //!
 //! Colour scales are in [`scale`], colour maps in [`colors`], the embedded font in
 //! [`fonts`]. What every figure shares sits in leaf files: `svg.rs` (the document:
@@ -64,6 +65,7 @@ pub mod detectors;
 pub mod effects;
 pub mod fonts;
 pub mod heatmap;
+pub mod history;
 pub mod panels;
 pub mod rankings;
 pub mod retraining;
@@ -79,6 +81,7 @@ pub use detectors::{
 };
 pub use effects::{EffectsRow, temporal_effects};
 pub use heatmap::{HeatmapOptions, heatmap};
+pub use history::training_history;
 pub use panels::{Panel, panels};
 pub use rankings::{RankingOptions, ranking};
 pub use retraining::{PolicySeries, retraining};
