@@ -81,12 +81,26 @@ pub(super) fn read_timing(path: &Path) -> WallTimes {
 }
 
 /// `checkpoints/<label>.history.json`: the epochs that trained a checkpoint, written with
-/// it (before scoring), so that a run resumed after training still has its history.
+/// it (before it), so that a run resumed after training still has its history. It holds
+/// the SHA-256 of its epochs and is written in one canonical form, so any damage is seen.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct HistoryRecord {
     checkpoint_sha256: String,
     epochs: Vec<Epoch>,
+    epochs_sha256: String,
+}
+
+fn epochs_sha256(epochs: &[Epoch]) -> String {
+    sha256_hex(
+        serde_json::to_string(epochs)
+            .expect("epochs serialise")
+            .as_bytes(),
+    )
+}
+
+fn history_text(record: &HistoryRecord) -> String {
+    serde_json::to_string(record).expect("histories serialise") + "\n"
 }
 
 /// Writes the epochs that trained the checkpoint with SHA-256 `checkpoint_sha256`.
@@ -94,23 +108,41 @@ pub fn write_history(path: &Path, checkpoint_sha256: &str, epochs: &[Epoch]) -> 
     let record = HistoryRecord {
         checkpoint_sha256: checkpoint_sha256.to_string(),
         epochs: epochs.to_vec(),
+        epochs_sha256: epochs_sha256(epochs),
     };
-    crate::files::write_atomic(
-        path,
-        (serde_json::to_string(&record).expect("histories serialise") + "\n").as_bytes(),
-    )
+    crate::files::write_atomic(path, history_text(&record).as_bytes())
 }
 
-/// The epochs that trained the checkpoint `checkpoint_sha256`, if an earlier process
-/// recorded them for it (a checkpoint trained before histories were kept has none).
+/// The epochs that trained the checkpoint `checkpoint_sha256`; `None` when no file is
+/// there (a checkpoint trained before histories were kept). A file that is not the one
+/// written for this checkpoint, byte for byte, is an error naming it.
 pub fn read_history(path: &Path, checkpoint_sha256: &str) -> Result<Option<Vec<Epoch>>> {
     if !path.exists() {
         return Ok(None);
     }
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let record: HistoryRecord = serde_json::from_str(&text).map_err(|e| Error::Artifact {
+    let fail = |message: String| Error::Artifact {
         path: path.to_path_buf(),
-        message: format!("not a checkpoint's training history: {e}"),
-    })?;
-    Ok((record.checkpoint_sha256 == checkpoint_sha256).then_some(record.epochs))
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let record: HistoryRecord = serde_json::from_str(&text)
+        .map_err(|e| fail(format!("not a checkpoint's training history: {e}")))?;
+    if record.epochs_sha256 != epochs_sha256(&record.epochs) || history_text(&record) != text {
+        return Err(fail(
+            "damaged: its epochs or bytes are not the ones written (delete it and the \
+             checkpoint beside it to train that cutoff again)"
+                .into(),
+        ));
+    }
+    if record.checkpoint_sha256 != checkpoint_sha256 {
+        return Err(fail(format!(
+            "made for checkpoint {}, not for the one beside it ({checkpoint_sha256}): \
+             delete it and the checkpoint to train that cutoff again",
+            record.checkpoint_sha256
+        )));
+    }
+    for epoch in &record.epochs {
+        epoch.check().map_err(fail)?;
+    }
+    Ok(Some(record.epochs))
 }
