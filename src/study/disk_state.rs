@@ -86,7 +86,12 @@ fn cutoff_records(dir: &Path) -> Vec<String> {
     let mut hashes = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if !name.ends_with(".json") || name.ends_with(".timing.json") || name.starts_with('.') {
+        // Not the other files a cutoff keeps beside its record.
+        let other = [".timing.json", ".history.json", ".detectors.json"];
+        if !name.ends_with(".json")
+            || other.iter().any(|o| name.ends_with(o))
+            || name.starts_with('.')
+        {
             continue;
         }
         let sha = std::fs::read(entry.path())
