@@ -13,17 +13,7 @@ use crate::support::{stderr, stdout};
 fn copy_of_reference() -> tempfile::TempDir {
     let reference = crate::study::reference();
     let dir = tempfile::tempdir().unwrap();
-    for entry in walkdir::WalkDir::new(reference) {
-        let entry = entry.unwrap();
-        let to = dir
-            .path()
-            .join(entry.path().strip_prefix(reference).unwrap());
-        if entry.file_type().is_dir() {
-            fs::create_dir_all(&to).unwrap();
-        } else {
-            fs::copy(entry.path(), &to).unwrap();
-        }
-    }
+    crate::support::copy_tree(reference, dir.path());
     dir
 }
 

@@ -593,17 +593,7 @@ key = "mlp_s"
 fn a_study_that_asks_for_detectors_adds_them_to_its_finished_runs_unchanged() {
     let reference = reference();
     let dir = study_folder(&["smoke-single"]);
-    for entry in walkdir::WalkDir::new(reference.join("results")) {
-        let entry = entry.unwrap();
-        let to = dir
-            .path()
-            .join(entry.path().strip_prefix(reference).unwrap());
-        if entry.file_type().is_dir() {
-            fs::create_dir_all(&to).unwrap();
-        } else {
-            fs::copy(entry.path(), &to).unwrap();
-        }
-    }
+    crate::support::copy_tree(&reference.join("results"), &dir.path().join("results"));
     let studies = dir.path().join("studies.toml");
     let text = fs::read_to_string(&studies).unwrap();
     let asked = text.replace(

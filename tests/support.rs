@@ -147,3 +147,17 @@ key = "cnn_s"
 key = "mlp_s"
 family = "dense"
 "#;
+
+/// Copies the files and folders under `from` to `to` (made as needed).
+#[cfg(feature = "torch")]
+pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

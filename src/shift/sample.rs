@@ -30,59 +30,42 @@ impl Sample<'_> {
     }
 }
 
-/// `sum a_i b_i` over eight running sums: a sum in one accumulator is a chain of dependent
-/// additions the compiler may not reorder, and the tests spend most of their time here.
-pub(super) fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let mut sums = [0f64; 8];
+/// `sum term(a_i, b_i)` over eight running sums, then the tail: a sum in one accumulator
+/// is a chain of dependent additions the compiler may not reorder, and the tests spend
+/// most of their time in these sums. One order for every caller, so results are fixed.
+fn eight_sums<T: Copy, S>(a: &[T], b: &[T], term: impl Fn(T, T) -> S) -> S
+where
+    S: Copy + Default + std::ops::AddAssign + std::iter::Sum + std::ops::Add<Output = S>,
+{
+    let mut sums = [S::default(); 8];
     let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f64 = ca
+    let tail: S = ca
         .remainder()
         .iter()
         .zip(cb.remainder())
-        .map(|(x, y)| x * y)
+        .map(|(&x, &y)| term(x, y))
         .sum();
     for (x, y) in ca.zip(cb) {
         for k in 0..8 {
-            sums[k] += x[k] * y[k];
+            sums[k] += term(x[k], y[k]);
         }
     }
-    sums.iter().sum::<f64>() + tail
+    sums.into_iter().sum::<S>() + tail
+}
+
+/// `sum a_i b_i` ([`eight_sums`]).
+pub(super) fn dot(a: &[f64], b: &[f64]) -> f64 {
+    eight_sums(a, b, |x, y| x * y)
 }
 
 /// [`dot`] of `f32` vectors, in `f32`.
 pub(super) fn dot32(a: &[f32], b: &[f32]) -> f32 {
-    let mut sums = [0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f32 = ca
-        .remainder()
-        .iter()
-        .zip(cb.remainder())
-        .map(|(x, y)| x * y)
-        .sum();
-    for (x, y) in ca.zip(cb) {
-        for k in 0..8 {
-            sums[k] += x[k] * y[k];
-        }
-    }
-    sums.iter().sum::<f32>() + tail
+    eight_sums(a, b, |x, y| x * y)
 }
 
-/// `|a - b|^2` of two `f32` rows in `f64`, over eight running sums (see [`dot`]).
+/// `|a - b|^2` of two `f32` rows in `f64` ([`eight_sums`]).
 pub(super) fn squared_distance(a: &[f32], b: &[f32]) -> f64 {
-    let mut sums = [0f64; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f64 = ca
-        .remainder()
-        .iter()
-        .zip(cb.remainder())
-        .map(|(x, y)| (f64::from(*x) - f64::from(*y)).powi(2))
-        .sum();
-    for (x, y) in ca.zip(cb) {
-        for k in 0..8 {
-            sums[k] += (f64::from(x[k]) - f64::from(y[k])).powi(2);
-        }
-    }
-    sums.iter().sum::<f64>() + tail
+    eight_sums(a, b, |x, y| (f64::from(x) - f64::from(y)).powi(2))
 }
 
 /// A test's outcome.
