@@ -152,7 +152,26 @@ fn write_tiny_run(
         }),
         health: None,
         detectors: None,
-        history: None,
+        // One run with a training history, for the gallery's explorer: three epochs a
+        // cutoff, the loss falling.
+        history: (model == "cnn_s" && seed == 0).then(|| {
+            ["2001", "2002", "2003", "2004"]
+                .iter()
+                .enumerate()
+                .map(|(n, cutoff)| drift::artifacts::CutoffHistory {
+                    cutoff: cutoff.to_string(),
+                    epochs: (1..=3)
+                        .map(|epoch| drift::train::Epoch {
+                            epoch,
+                            loss: 1.0 / (epoch as f64 + n as f64),
+                            grad_norm: 2.0 / epoch as f64,
+                            learning_rate: 0.001,
+                            encoder_learning_rate: None,
+                        })
+                        .collect(),
+                })
+                .collect()
+        }),
     };
     write_run(&root.join("results"), &run).unwrap()
 }

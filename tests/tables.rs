@@ -49,6 +49,7 @@ fn model(
         timing: timing.to_vec(),
         health: vec![None; grids.len()],
         detectors: vec![None; grids.len()],
+        history: vec![None; grids.len()],
     }
 }
 

@@ -49,7 +49,7 @@ pub use robustness_scores::{
     robustness_scores, scores_per_seed,
 };
 pub use study::{
-    CutoffRanking, ModelAnalysis, SPREAD_CUTOFFS, ScoredModel, StudyAnalysis, StudyModel,
+    CutoffRanking, ModelAnalysis, SPREAD_CUTOFFS, ScoredModel, SeedGrid, StudyAnalysis, StudyModel,
     ranked_by_h,
 };
 pub use summary::{SliceCutoff, Summary, summarize, summarize_with};

@@ -8,7 +8,7 @@ use super::cohort::{Cohort, cohort, deviation};
 use super::detection::{
     DetectorRank, DetectorStudy, SeedDetectors, check_detectors, rank_detectors,
 };
-use super::forgetting::{ForgettingPoint, forgetting_over_seeds};
+use super::forgetting::{ForgettingPoint, forgetting_curve, forgetting_over_seeds};
 use super::ranking::{Ranked, rank_by_decay, rank_by_future};
 use super::retraining::{Deployment, simulate, standard_policies};
 use super::robustness::{
@@ -52,6 +52,20 @@ pub struct StudyModel<'a> {
     pub detectors: Option<SeedDetectors<'a>>,
 }
 
+/// One seed's grid of a model, with what the explorer derives from it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeedGrid {
+    /// The seed.
+    pub seed: u64,
+    /// Its grid as analysed.
+    pub grid: Grid,
+    /// `grid` minus the same seed's cohort mean (`Cohort::per_seed`), where both are
+    /// filled; `None` when the cohort has no grid of this seed.
+    pub deviation: Option<Grid>,
+    /// Its forgetting curve (`(lag, F(lag))`).
+    pub forgetting: Vec<(usize, f64)>,
+}
+
 /// The analyses of one model of a study.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ModelAnalysis {
@@ -67,6 +81,11 @@ pub struct ModelAnalysis {
     pub mean: Grid,
     /// `mean` minus the cohort mean, where both are filled.
     pub deviation: Grid,
+    /// The per-cell sample standard deviation over seeds (ddof 1; empty for one seed).
+    pub std: Grid,
+    /// Each seed's grid as analysed (collapsed rows left out where the study leaves them
+    /// out), in seed order: what the gallery's explorer shows seed by seed.
+    pub seed_grids: Vec<SeedGrid>,
     /// ID / future / decay of `mean`.
     pub overall: Robustness,
     /// The three definitions of decay of `mean`.
@@ -276,6 +295,23 @@ impl ModelAnalysis {
             family: m.family.to_string(),
             seeds: m.matrix.seeds().to_vec(),
             deviation: deviation(&mean, &cohort.mean),
+            std: m.matrix.std(),
+            seed_grids: m
+                .matrix
+                .seeds()
+                .iter()
+                .zip(m.matrix.grids())
+                .map(|(&seed, grid)| SeedGrid {
+                    seed,
+                    grid: grid.clone(),
+                    deviation: cohort
+                        .per_seed
+                        .iter()
+                        .find(|(s, _)| *s == seed)
+                        .map(|(_, c)| deviation(grid, c)),
+                    forgetting: forgetting_curve(grid),
+                })
+                .collect(),
             overall: robustness(&mean, direction),
             decay: decay_definitions(&mean, direction),
             per_cutoff: per_cutoff(&mean, direction),

@@ -11,7 +11,7 @@ use super::layout::{
     DETECTORS_JSON, HEALTH_JSON, HISTORY_JSON, HealthFile, HistoryFile, MATRIX_CSV, MATRIX_JSON,
     MatrixFile, RUN_JSON, TIMING_JSON, run_dir,
 };
-use super::record::{RunArtifact, RunProvenance, WallTimes};
+use super::record::{CutoffHistory, RunArtifact, RunProvenance, WallTimes};
 use crate::checksum::{SUMS, Sums, mismatch, sha256_hex};
 use crate::eval::Health;
 use crate::matrix::{DriftMatrix, Grid};
@@ -317,6 +317,9 @@ pub struct ModelRuns {
     pub health: Vec<Option<Vec<Health>>>,
     /// Each seed's label-free detectors, in seed order (`None` for a run without them).
     pub detectors: Vec<Option<crate::detectors::DetectorMatrices>>,
+    /// Each seed's training history, in seed order (`None` for a run made before
+    /// `history.json`).
+    pub history: Vec<Option<Vec<CutoffHistory>>>,
 }
 
 impl ModelRuns {
@@ -353,6 +356,7 @@ pub fn load_all(root: &Path) -> Result<Vec<ModelRuns>> {
             timing: Vec::new(),
             health: Vec::new(),
             detectors: Vec::new(),
+            history: Vec::new(),
         });
         if entry.matrix.slices() != run.slices.as_slice() || entry.matrix.metric() != p.metric {
             return Err(Error::Artifact {
@@ -374,6 +378,7 @@ pub fn load_all(root: &Path) -> Result<Vec<ModelRuns>> {
         entry.timing.push(run.timing);
         entry.health.push(run.health);
         entry.detectors.push(run.detectors);
+        entry.history.push(run.history);
     }
     let mut out: Vec<ModelRuns> = groups.into_values().collect();
     for m in &mut out {
@@ -384,6 +389,7 @@ pub fn load_all(root: &Path) -> Result<Vec<ModelRuns>> {
         m.timing = order.iter().map(|&n| m.timing[n].clone()).collect();
         m.health = order.iter().map(|&n| m.health[n].clone()).collect();
         m.detectors = order.iter().map(|&n| m.detectors[n].clone()).collect();
+        m.history = order.iter().map(|&n| m.history[n].clone()).collect();
     }
     Ok(out)
 }

@@ -284,6 +284,10 @@ pub fn load(root: &Path, results: &str, specs: &[StudySpec]) -> Result<Vec<Loade
                     if root.join(&dir).join("timing.json").is_file() {
                         inputs.push(format!("{dir}/timing.json"));
                     }
+                    // The gallery's explorer plots it.
+                    if r.history.get(n).is_some_and(Option::is_some) {
+                        inputs.push(format!("{dir}/{}", artifacts::HISTORY_JSON));
+                    }
                     if detected && r.detectors.get(n).is_some_and(Option::is_some) {
                         inputs.push(format!("{dir}/{}", artifacts::DETECTORS_JSON));
                     }

@@ -1,12 +1,14 @@
-//! The gallery's jobs: its index and one page per study ([`crate::report::site`]).
+//! The gallery's jobs: its index, its explorer and one page per study
+//! ([`crate::report::site`]).
 
 use super::hashed::Hashed;
 use super::job::OutputJob;
 use crate::report::site;
 use crate::report::study::LoadedStudy;
 
-/// The gallery's pages ([`site`]): the index, made from every study's inputs, and
-/// one page per study, made from its own; `tables` holds each study's tables as HTML.
+/// The gallery's pages ([`site`]): the index and the explorer, made from every study's
+/// inputs, and one page per study, made from its own; `tables` holds each study's tables
+/// as HTML.
 pub fn site_jobs(
     studies: &[LoadedStudy],
     tables: Vec<Vec<String>>,
@@ -27,6 +29,11 @@ pub fn site_jobs(
         format!("{}/index.html", site::DIR),
         hashed.all(),
         move || Ok(site::index_page(&pages).into_bytes()),
+    ));
+    jobs.push(OutputJob::new(
+        format!("{}/{}", site::DIR, site::explorer::FILE),
+        hashed.all(),
+        move || Ok(site::explorer::page(&studies).into_bytes()),
     ));
     jobs
 }

@@ -1,21 +1,24 @@
-//! The static gallery under `report/build/site/`: `index.html`, an index of the studies,
-//! and one page per study (`<study>.html`) with every model's raw and deviation matrix as
-//! inline SVG and the study's tables as HTML.
+//! The gallery under `report/build/site/`: `index.html`, an index of the studies; one
+//! static page per study (`<study>.html`) with every model's raw and deviation matrix as
+//! inline SVG and the study's tables as HTML; and the interactive [`explorer`].
 //!
-//! Each filled matrix cell is a `<rect class="cell">` whose `<title>` (shown on hover)
+//! Matrices are drawn as the paper draws them: rows are the cutoff trained through,
+//! columns the slice evaluated on, time increasing upward and to the right from a
+//! lower-left origin, with a colour bar. A counting baseline's matrix, flat by design,
+//! gets a small panel of its raw scores only. Each filled matrix cell is a `<rect class="cell">` whose `<title>` (shown on hover)
 //! says what the cell is: trained through, evaluated on, the seed-mean value, the seeds'
 //! sample standard deviation and how many seeds filled it. The pages are self-contained:
-//! one style sheet inline, no script, no image or font fetched from anywhere, every
-//! string from data escaped ([`html_escape`]). They are outputs of the build like the
+//! one style sheet inline, no script on the static pages, no image or font fetched from
+//! anywhere, every string from data escaped ([`html_escape`]). They are outputs of the build like the
 //! figures, listed in the manifest.
 //!
 //! Written by hand rather than with plotters, whose SVG cannot carry a `<title>` per
 //! element, and rather than a template engine, since the pages are a handful of loops.
 
+pub mod explorer;
+
 use crate::analysis::ModelAnalysis;
-use crate::artifacts::ModelRuns;
 use crate::format::html_escape;
-use crate::matrix::Grid;
 use crate::metrics::Metric;
 use crate::report::figures::colors;
 use crate::report::study::LoadedStudy;
@@ -28,16 +31,21 @@ pub const DIR: &str = "report/build/site";
 const STYLE: &str = "body{font-family:sans-serif;margin:1.5em auto;max-width:70em;\
 color:#222;padding:0 1em}nav a{margin-right:1em}h2{margin-top:2em;border-bottom:1px solid #ccc}\
 .pair{display:flex;flex-wrap:wrap;gap:2em}figure{margin:0}figcaption{font-size:90%;color:#555;max-width:22em}\
-rect.cell:hover{stroke:#000;stroke-width:2}table{border-collapse:collapse;margin:1em 0 2em;\
+rect.cell:hover{stroke:#000;stroke-width:2}.baseline figure{opacity:.9}table{border-collapse:collapse;margin:1em 0 2em;\
 font-size:85%}caption{text-align:left;color:#555;padding-bottom:.3em}th,td{padding:2px 8px;\
 border-bottom:1px solid #eee}td.n,th.n{text-align:right}td.t,th.t{text-align:left}";
 
 /// A page: title, navigation and body.
 fn page(title: &str, nav: &str, body: &str) -> String {
+    page_with(title, nav, STYLE, body)
+}
+
+/// A page with its own style sheet.
+fn page_with(title: &str, nav: &str, style: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<nav>{nav}</nav>\n{body}</body>\n</html>\n",
+         <title>{}</title>\n<style>{style}</style>\n</head>\n<body>\n<nav>{nav}</nav>\n{body}</body>\n</html>\n",
         html_escape(title)
     )
 }
@@ -47,9 +55,9 @@ pub fn study_file(name: &str) -> String {
     format!("{name}.html")
 }
 
-/// The navigation bar: the index, then every study.
+/// The navigation bar: the index, the explorer, then every study.
 fn nav(studies: &[LoadedStudy]) -> String {
-    let mut out = String::from("<a href=\"index.html\">Index</a>");
+    let mut out = format!("<a href=\"index.html\">Index</a>{}", explorer::link());
     for s in studies {
         out.push_str(&format!(
             "<a href=\"{}\">{}</a>",
@@ -66,7 +74,9 @@ pub fn index_page(studies: &[LoadedStudy]) -> String {
         "<h1>Drift matrices</h1>\n<p>One page per study of the paper (<a href=\"../paper.pdf\">\
          paper.pdf</a>): every model's seed-mean drift matrix and its deviation from the \
          cohort mean (hover a cell for its value, the seeds' standard deviation and how many \
-         seeds filled it), then the study's tables.</p>\n<table>\n<thead><tr>\
+         seeds filled it), then the study's tables. The <a href=\"explorer.html\">explorer</a> \
+         shows every seed, replays the matrices cutoff by cutoff, puts two models side by \
+         side and plots the forgetting curves and training histories.</p>\n<table>\n<thead><tr>\
          <th class=\"t\">study</th><th class=\"t\">models</th><th class=\"n\">seeds</th>\
          <th class=\"t\">slices</th><th class=\"t\">metric</th></tr></thead>\n<tbody>\n",
     );
@@ -96,8 +106,10 @@ pub fn study_page(studies: &[LoadedStudy], at: usize, tables: &[String]) -> Stri
     let a = &study.analysis;
     let metric = a.metric;
     let mut body = format!(
-        "<h1>{}</h1>\n<p>{} models, slices {} to {}, {} ×{} ({}). Rows: trained through; \
-         columns: evaluated on; the dashed line is the diagonal; grey: no value.</p>\n",
+        "<h1>{}</h1>\n<p>{} models, slices {} to {}, {} ×{} ({}). Rows: trained through, \
+         oldest at the bottom; columns: evaluated on, oldest at the left; the dashed line is \
+         the diagonal; grey: no value. The <a href=\"{}\">explorer</a> replays these \
+         matrices seed by seed.</p>\n",
         html_escape(&study.spec.title),
         a.models.len(),
         html_escape(a.slices.first().map_or("", String::as_str)),
@@ -108,43 +120,46 @@ pub fn study_page(studies: &[LoadedStudy], at: usize, tables: &[String]) -> Stri
             "higher is better"
         } else {
             "lower is better"
-        }
+        },
+        html_escape(explorer::FILE)
     );
-    let shown = |v: f64| {
-        format!(
-            "{:.*}",
-            metric.display_decimals(),
-            v * metric.display_scale()
-        )
-    };
     // One colour scale per page and kind, so that cells compare across models; set by
-    // the trained models (a counting baseline's far-off cells would wash out theirs) and
-    // clamped at its ends for the baseline.
-    let trained = || a.models.iter().filter(|m| !m.baseline);
-    let raw_range = range(trained().map(|m| &m.mean));
-    let dev_bound = trained()
-        .flat_map(|m| m.deviation.filled().map(|(_, _, v)| v.abs()))
-        .fold(0.0f64, f64::max);
-    for (m, runs) in a.models.iter().zip(&study.runs) {
+    // the trained models and clamped at its ends for the baseline.
+    let (raw_range, dev_bound) = explorer::scales(&a.models);
+    for m in &a.models {
+        let seeds = format!(
+            "{} seed{}",
+            m.seeds.len(),
+            if m.seeds.len() == 1 { "" } else { "s" }
+        );
+        if m.baseline {
+            // Flat by design: a small panel, and no deviation (it is not in the cohort).
+            body.push_str(&format!(
+                "<h2 id=\"{}\">{} (counting baseline)</h2>\n<div class=\"pair baseline\">\n\
+                 <figure>{}<figcaption>Seed mean ({seeds}) of a baseline that predicts what \
+                 it counted in its training data; on the trained models' colour scale, \
+                 clamped at its ends.</figcaption></figure>\n</div>\n",
+                html_escape(&m.model),
+                html_escape(&m.model),
+                matrix_svg(&a.slices, m, metric, Kind::Raw(raw_range), 9.0),
+            ));
+            continue;
+        }
         body.push_str(&format!(
             "<h2 id=\"{}\">{}</h2>\n<div class=\"pair\">\n",
             html_escape(&m.model),
             html_escape(&m.model)
         ));
+        let cell = if a.slices.len() > 12 { 22.0 } else { 34.0 };
         body.push_str(&format!(
-            "<figure>{}<figcaption>Seed mean ({} seed{}); colour from {} (purple) to {} \
-             (yellow), one scale for the page's trained models.</figcaption></figure>\n",
-            matrix_svg(&a.slices, m, runs, metric, Kind::Raw(raw_range)),
-            m.seeds.len(),
-            if m.seeds.len() == 1 { "" } else { "s" },
-            shown(raw_range.0),
-            shown(raw_range.1)
+            "<figure>{}<figcaption>Seed mean ({seeds}); one colour scale for the page's \
+             trained models.</figcaption></figure>\n",
+            matrix_svg(&a.slices, m, metric, Kind::Raw(raw_range), cell),
         ));
         body.push_str(&format!(
-            "<figure>{}<figcaption>Deviation from the cohort mean; colour from −{b} (red) \
-             to +{b} (blue), one scale for the page's trained models.</figcaption></figure>\n",
-            matrix_svg(&a.slices, m, runs, metric, Kind::Deviation(dev_bound)),
-            b = shown(dev_bound)
+            "<figure>{}<figcaption>Deviation from the cohort mean (blue: above it, red: \
+             below); one colour scale for the page's trained models.</figcaption></figure>\n",
+            matrix_svg(&a.slices, m, metric, Kind::Deviation(dev_bound), cell),
         ));
         body.push_str("</div>\n");
     }
@@ -153,17 +168,6 @@ pub fn study_page(studies: &[LoadedStudy], at: usize, tables: &[String]) -> Stri
         body.push_str(t);
     }
     page(&study.spec.title, &nav(studies), &body)
-}
-
-/// The smallest and largest filled cell of `grids`.
-fn range<'a>(grids: impl Iterator<Item = &'a Grid>) -> (f64, f64) {
-    let mut lo = f64::INFINITY;
-    let mut hi = f64::NEG_INFINITY;
-    for (_, _, v) in grids.flat_map(Grid::filled) {
-        lo = lo.min(v);
-        hi = hi.max(v);
-    }
-    if lo > hi { (0.0, 1.0) } else { (lo, hi) }
 }
 
 /// Which matrix a picture shows, with its colour scale.
@@ -175,35 +179,67 @@ enum Kind {
     Deviation(f64),
 }
 
-/// One model's matrix as SVG: a square per cell, labels of the slices, a `<title>` per
-/// filled cell.
+impl Kind {
+    /// Where `v` falls on the colour scale, in `[0, 1]` before clamping.
+    fn position(self, v: f64) -> f64 {
+        match self {
+            Kind::Raw((lo, hi)) if hi > lo => (v - lo) / (hi - lo),
+            Kind::Deviation(b) if b > 0.0 => 0.5 + v / (2.0 * b),
+            _ => 0.5,
+        }
+    }
+
+    fn colour(self, t: f64) -> colors::Rgb {
+        match self {
+            Kind::Raw(_) => colors::sequential(t),
+            Kind::Deviation(_) => colors::diverging(t),
+        }
+    }
+
+    /// The values at the bottom and top of the colour bar.
+    fn ends(self) -> (f64, f64) {
+        match self {
+            Kind::Raw(range) => range,
+            Kind::Deviation(b) => (-b, b),
+        }
+    }
+}
+
+/// One model's matrix as SVG, `cell` pixels a cell: row `i` (trained through slice `i`)
+/// drawn upward from the bottom, column `j` rightward, labels of the slices, a `<title>`
+/// per filled cell, a colour bar at the right.
 fn matrix_svg(
     slices: &[String],
     m: &ModelAnalysis,
-    runs: &ModelRuns,
     metric: Metric,
     kind: Kind,
+    cell: f64,
 ) -> String {
     let k = slices.len();
-    let cell = if k > 12 { 22.0 } else { 34.0 };
-    let (left, top) = (70.0, 20.0);
+    let font = if cell < 20.0 { 9.0 } else { 11.0 };
+    let (left, top) = (if cell < 20.0 { 50.0 } else { 70.0 }, 10.0);
     let size = cell * k as f64;
-    let (width, height) = (left + size + 10.0, top + size + 45.0);
-    let sd = runs.matrix.std();
+    let bar = (left + size + 14.0, 12.0);
+    let (width, height) = (
+        bar.0 + bar.1 + 56.0,
+        top + size + if cell < 20.0 { 34.0 } else { 45.0 },
+    );
     let scale = metric.display_scale();
     let decimals = metric.display_decimals();
     let fmt = |v: f64| format!("{:.*}", decimals, v * scale);
     let mut out = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
-         viewBox=\"0 0 {width} {height}\" font-size=\"11\" role=\"img\">\n"
+         viewBox=\"0 0 {width} {height}\" font-size=\"{font}\" role=\"img\">\n"
     );
     let grid = match kind {
         Kind::Raw(_) => &m.mean,
         Kind::Deviation(_) => &m.deviation,
     };
+    // Row `i` from the bottom.
+    let y_of = |i: usize| top + cell * (k - 1 - i) as f64;
     for i in 0..k {
         for j in 0..k {
-            let (x, y) = (left + cell * j as f64, top + cell * i as f64);
+            let (x, y) = (left + cell * j as f64, y_of(i));
             let Some(v) = grid.get(i, j) else {
                 out.push_str(&format!(
                     "<rect x=\"{x}\" y=\"{y}\" width=\"{cell}\" height=\"{cell}\" fill=\"{}\"/>\n",
@@ -211,23 +247,13 @@ fn matrix_svg(
                 ));
                 continue;
             };
-            let t = match kind {
-                Kind::Raw((lo, hi)) if hi > lo => (v - lo) / (hi - lo),
-                Kind::Raw(_) => 0.5,
-                Kind::Deviation(b) if b > 0.0 => 0.5 + v / (2.0 * b),
-                Kind::Deviation(_) => 0.5,
-            };
-            let colour = match kind {
-                Kind::Raw(_) => colors::sequential(t),
-                Kind::Deviation(_) => colors::diverging(t),
-            };
-            let n = runs
-                .matrix
-                .grids()
+            let colour = kind.colour(kind.position(v));
+            let n = m
+                .seed_grids
                 .iter()
-                .filter(|g| g.get(i, j).is_some())
+                .filter(|s| s.grid.get(i, j).is_some())
                 .count();
-            let sd = sd.get(i, j).map_or("-".into(), fmt);
+            let sd = m.std.get(i, j).map_or("-".into(), fmt);
             let what = match kind {
                 Kind::Raw(_) => format!("{} (sd {sd}, n {n})", fmt(v)),
                 Kind::Deviation(_) => format!(
@@ -249,16 +275,18 @@ fn matrix_svg(
         }
     }
     out.push_str(&format!(
-        "<line x1=\"{left}\" y1=\"{top}\" x2=\"{}\" y2=\"{}\" stroke=\"#fff\" stroke-dasharray=\"4 3\"/>\n",
+        "<line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{top}\" stroke=\"#fff\" stroke-dasharray=\"4 3\"/>\n",
+        top + size,
         left + size,
-        top + size
     ));
-    for (n, label) in slices.iter().enumerate() {
+    // Every label when they fit, else every other one.
+    let every = if cell < 20.0 { 2 } else { 1 };
+    for (n, label) in slices.iter().enumerate().filter(|(n, _)| n % every == 0) {
         let c = cell * n as f64 + cell / 2.0;
         out.push_str(&format!(
             "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n",
             left - 4.0,
-            top + c,
+            y_of(n) + cell / 2.0,
             html_escape(label)
         ));
         out.push_str(&format!(
@@ -268,7 +296,48 @@ fn matrix_svg(
             html_escape(label)
         ));
     }
+    out.push_str(&colour_bar(kind, bar, top, size, &fmt));
     out.push_str("</svg>");
+    out
+}
+
+/// A vertical colour bar of `kind` at `(x, width)`, from `top` down `size` pixels, low
+/// values at the bottom, its ends and middle labelled.
+fn colour_bar(
+    kind: Kind,
+    (x, width): (f64, f64),
+    top: f64,
+    size: f64,
+    fmt: &dyn Fn(f64) -> String,
+) -> String {
+    const STEPS: usize = 24;
+    let mut out = String::new();
+    let h = size / STEPS as f64;
+    for n in 0..STEPS {
+        let t = (n as f64 + 0.5) / STEPS as f64;
+        out.push_str(&format!(
+            "<rect x=\"{x}\" y=\"{}\" width=\"{width}\" height=\"{}\" fill=\"{}\"/>\n",
+            top + size - h * (n + 1) as f64,
+            h + 0.5,
+            kind.colour(t).hex()
+        ));
+    }
+    let (lo, hi) = kind.ends();
+    let signed = |v: f64| match kind {
+        Kind::Deviation(_) if v > 0.0 => format!("+{}", fmt(v)),
+        _ => fmt(v),
+    };
+    for (y, v) in [
+        (top + size, lo),
+        (top + size / 2.0, (lo + hi) / 2.0),
+        (top, hi),
+    ] {
+        out.push_str(&format!(
+            "<text x=\"{}\" y=\"{y}\" dominant-baseline=\"middle\">{}</text>\n",
+            x + width + 3.0,
+            html_escape(&signed(v))
+        ));
+    }
     out
 }
 
