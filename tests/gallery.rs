@@ -92,6 +92,22 @@ fn not_blank(png_path: &Path) -> bool {
     other * 500 > bytes.len() / px
 }
 
+/// Where the screenshots go: `DRIFT_GALLERY_SHOTS` when set (to look at them), else
+/// inside the built copy.
+fn shots_dir(root: &Path) -> PathBuf {
+    let shots = std::env::var_os("DRIFT_GALLERY_SHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("shots"));
+    fs::create_dir_all(&shots).unwrap();
+    shots
+}
+
+/// The built copy's studies, analysed as the report analyses them.
+fn studies(root: &Path) -> Vec<drift::report::study::LoadedStudy> {
+    let specs = drift::report::study::read_specs(&root.join("report/studies.toml")).unwrap();
+    drift::report::study::load(root, "results", &specs).unwrap()
+}
+
 #[test]
 fn every_gallery_page_loads_cleanly_with_a_title_on_every_filled_cell() {
     let Some(chromium) = chromium() else {
@@ -101,14 +117,10 @@ fn every_gallery_page_loads_cleanly_with_a_title_on_every_filled_cell() {
     let root = dir.path();
     let site = root.join("report/build/site");
     let profile = tempfile::tempdir().unwrap();
-    let shots = std::env::var_os("DRIFT_GALLERY_SHOTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("shots"));
-    fs::create_dir_all(&shots).unwrap();
+    let shots = shots_dir(root);
 
     // The filled cells, from the artifacts: each model's seed mean and deviation.
-    let specs = drift::report::study::read_specs(&root.join("report/studies.toml")).unwrap();
-    let studies = drift::report::study::load(root, "results", &specs).unwrap();
+    let studies = studies(root);
     let filled: usize = studies[0]
         .analysis
         .models
@@ -405,12 +417,8 @@ fn the_explorer_answers_clicks_and_keys_in_each_state() {
     let root = dir.path();
     let page = root.join("report/build/site/explorer.html");
     let url = format!("file://{}", page.display());
-    let shots = std::env::var_os("DRIFT_GALLERY_SHOTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("shots"));
-    fs::create_dir_all(&shots).unwrap();
-    let specs = drift::report::study::read_specs(&root.join("report/studies.toml")).unwrap();
-    let studies = drift::report::study::load(root, "results", &specs).unwrap();
+    let shots = shots_dir(root);
+    let studies = studies(root);
     let a = &studies[0].analysis;
     let shown = |v: f64| format!("{:.2}", v * 100.0);
     let profile = tempfile::tempdir().unwrap();
