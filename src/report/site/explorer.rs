@@ -16,14 +16,15 @@ use serde::Serialize;
 
 use crate::analysis::{ForgettingPoint, ModelAnalysis};
 use crate::artifacts::{CutoffHistory, ModelRuns};
-use crate::format::html_escape;
 use crate::matrix::Grid;
 use crate::metrics::Direction;
 use crate::report::figures::colors;
 use crate::report::study::LoadedStudy;
 
+use super::frame;
+
 /// The page's file, relative to the gallery folder.
-pub const FILE: &str = "explorer.html";
+pub const FILE: &str = frame::EXPLORER;
 
 /// The script, as written by hand: a page of a few hundred lines needs no framework.
 const SCRIPT: &str = include_str!("explorer.js");
@@ -95,24 +96,6 @@ struct SeedData<'a> {
     history: Option<&'a [CutoffHistory]>,
 }
 
-/// The colour scales of a study's trained models: the raw range and the deviation bound
-/// (a counting baseline's far-off cells would wash out theirs). The static pages and the
-/// explorer share them.
-pub fn scales(models: &[ModelAnalysis]) -> ((f64, f64), f64) {
-    let trained = || models.iter().filter(|m| !m.baseline);
-    let mut lo = f64::INFINITY;
-    let mut hi = f64::NEG_INFINITY;
-    for (_, _, v) in trained().flat_map(|m| m.mean.filled()) {
-        lo = lo.min(v);
-        hi = hi.max(v);
-    }
-    let range = if lo > hi { (0.0, 1.0) } else { (lo, hi) };
-    let bound = trained()
-        .flat_map(|m| m.deviation.filled().map(|(_, _, v)| v.abs()))
-        .fold(0.0f64, f64::max);
-    (range, bound)
-}
-
 fn model_data<'a>(m: &'a ModelAnalysis, runs: &'a ModelRuns) -> ModelData<'a> {
     let k = m.mean.k();
     let seeds = m
@@ -160,11 +143,11 @@ fn data_json(studies: &[LoadedStudy]) -> String {
             .iter()
             .map(|s| {
                 let a = &s.analysis;
-                let (raw_range, deviation_bound) = scales(&a.models);
+                let (raw_range, deviation_bound) = frame::scales(&a.models);
                 StudyData {
                     name: &s.spec.name,
                     title: &s.spec.title,
-                    page: super::study_file(&s.spec.name),
+                    page: frame::study_file(&s.spec.name),
                     slices: &a.slices,
                     metric: a.metric.name(),
                     scale: a.metric.display_scale(),
@@ -219,15 +202,10 @@ pub fn page(studies: &[LoadedStudy]) -> String {
          <script>{SCRIPT}</script>\n",
         data_json(studies)
     );
-    super::page_with(
+    frame::page_with(
         "drift: explorer",
-        &super::nav(studies),
-        &format!("{}{STYLE}", super::STYLE),
+        &frame::nav(studies),
+        &format!("{}{STYLE}", frame::STYLE),
         &body,
     )
-}
-
-/// The page's link text in the gallery's navigation.
-pub fn link() -> String {
-    format!("<a href=\"{}\">Explorer</a>", html_escape(FILE))
 }

@@ -1,6 +1,7 @@
 //! The gallery under `report/build/site/`: `index.html`, an index of the studies; one
 //! static page per study (`<study>.html`) with every model's raw and deviation matrix as
-//! inline SVG and the study's tables as HTML; and the interactive [`explorer`].
+//! inline SVG and the study's tables as HTML; and the interactive [`explorer`]. What
+//! every page shares (style, navigation, colour scales) is in `frame`.
 //!
 //! Matrices are drawn as the paper draws them: rows are the cutoff trained through,
 //! columns the slice evaluated on, time increasing upward and to the right from a
@@ -16,6 +17,7 @@
 //! element, and rather than a template engine, since the pages are a handful of loops.
 
 pub mod explorer;
+mod frame;
 
 use crate::analysis::ModelAnalysis;
 use crate::format::html_escape;
@@ -24,49 +26,11 @@ use crate::report::figures::colors;
 use crate::report::study::LoadedStudy;
 use crate::report::tables::Table;
 
+pub use frame::study_file;
+use frame::{nav, page};
+
 /// The gallery's folder, relative to the report root.
 pub const DIR: &str = "report/build/site";
-
-/// The style sheet of every page.
-const STYLE: &str = "body{font-family:sans-serif;margin:1.5em auto;max-width:70em;\
-color:#222;padding:0 1em}nav a{margin-right:1em}h2{margin-top:2em;border-bottom:1px solid #ccc}\
-.pair{display:flex;flex-wrap:wrap;gap:2em}figure{margin:0}figcaption{font-size:90%;color:#555;max-width:22em}\
-rect.cell:hover{stroke:#000;stroke-width:2}.baseline figure{opacity:.9}table{border-collapse:collapse;margin:1em 0 2em;\
-font-size:85%}caption{text-align:left;color:#555;padding-bottom:.3em}th,td{padding:2px 8px;\
-border-bottom:1px solid #eee}td.n,th.n{text-align:right}td.t,th.t{text-align:left}";
-
-/// A page: title, navigation and body.
-fn page(title: &str, nav: &str, body: &str) -> String {
-    page_with(title, nav, STYLE, body)
-}
-
-/// A page with its own style sheet.
-fn page_with(title: &str, nav: &str, style: &str, body: &str) -> String {
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<style>{style}</style>\n</head>\n<body>\n<nav>{nav}</nav>\n{body}</body>\n</html>\n",
-        html_escape(title)
-    )
-}
-
-/// The page file of a study, relative to the gallery folder.
-pub fn study_file(name: &str) -> String {
-    format!("{name}.html")
-}
-
-/// The navigation bar: the index, the explorer, then every study.
-fn nav(studies: &[LoadedStudy]) -> String {
-    let mut out = format!("<a href=\"index.html\">Index</a>{}", explorer::link());
-    for s in studies {
-        out.push_str(&format!(
-            "<a href=\"{}\">{}</a>",
-            html_escape(&study_file(&s.spec.name)),
-            html_escape(&s.spec.title)
-        ));
-    }
-    out
-}
 
 /// `index.html`: every study with its models, seeds and slices, linked to its page.
 pub fn index_page(studies: &[LoadedStudy]) -> String {
@@ -121,11 +85,11 @@ pub fn study_page(studies: &[LoadedStudy], at: usize, tables: &[String]) -> Stri
         } else {
             "lower is better"
         },
-        html_escape(explorer::FILE)
+        html_escape(frame::EXPLORER)
     );
     // One colour scale per page and kind, so that cells compare across models; set by
     // the trained models and clamped at its ends for the baseline.
-    let (raw_range, dev_bound) = explorer::scales(&a.models);
+    let (raw_range, dev_bound) = frame::scales(&a.models);
     for m in &a.models {
         let seeds = format!(
             "{} seed{}",
