@@ -72,13 +72,16 @@ class Vit(nn.Module):
         return self.head(self.norm(x[:, 0]))
 
 
-class BiGru(nn.Module):
-    """bigru_s: Linear+ReLU -> BiGRU by mask length -> masked mean -> Dropout -> Linear."""
+class Rnn(nn.Module):
+    """bigru_s, bilstm_m, bilstm_attn_l: Linear+ReLU -> bidirectional GRU/LSTM by mask length
+    -> masked mean or attention pooling -> Dropout -> Linear."""
 
-    def __init__(self, dim, outputs, hidden=64):
+    def __init__(self, dim, outputs, cell="gru", hidden=64, layers=1, attention=False):
         super().__init__()
         self.proj = nn.Linear(dim, hidden)
-        self.rnn = nn.GRU(hidden, hidden, batch_first=True, bidirectional=True)
+        kind = {"gru": nn.GRU, "lstm": nn.LSTM}[cell]
+        self.rnn = kind(hidden, hidden, num_layers=layers, batch_first=True, bidirectional=True)
+        self.attention = nn.Linear(2 * hidden, 1) if attention else None
         self.head = nn.Linear(2 * hidden, outputs)
         self.dropout = nn.Dropout(DROPOUT)
 
@@ -88,9 +91,104 @@ class BiGru(nn.Module):
         packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
         out, _ = pad_packed_sequence(self.rnn(packed)[0], batch_first=True,
                                      total_length=x.shape[1])
-        kept = out.masked_fill(~mask.unsqueeze(-1), 0.0)
-        pooled = kept.sum(1) / mask.sum(1, keepdim=True, dtype=out.dtype)
+        if self.attention is None:
+            pooled = masked_mean(out, mask)
+        else:
+            scores = self.attention(out).squeeze(-1).masked_fill(~mask, float("-inf"))
+            pooled = (scores.softmax(1).unsqueeze(-1) * out).sum(1)
         return self.head(self.dropout(pooled))
+
+
+class ResNet(nn.Module):
+    """resnet_*: stem Conv3x3+BN+ReLU, stages of BasicBlocks (stride 2 and a 1x1 conv+BN
+    shortcut where the width changes), global average pool -> Linear; torchvision's names."""
+
+    def __init__(self, stages, outputs):
+        super().__init__()
+        inputs = stages[0][0]
+        self.conv1 = nn.Conv2d(IMAGE[0], inputs, 3, 1, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(inputs)
+        self.stages = []
+        for s, (channels, depth) in enumerate(stages, 1):
+            blocks = []
+            for _ in range(depth):
+                blocks.append(BasicBlock(inputs, channels))
+                inputs = channels
+            setattr(self, f"layer{s}", nn.Sequential(*blocks))
+            self.stages.append(f"layer{s}")
+        self.fc = nn.Linear(inputs, outputs)
+
+    def forward(self, x):
+        x = F.relu(self.bn1(self.conv1(x)))
+        for name in self.stages:
+            x = getattr(self, name)(x)
+        return self.fc(x.mean((2, 3)))
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, inputs, channels):
+        super().__init__()
+        stride = 1 if inputs == channels else 2
+        self.conv1 = nn.Conv2d(inputs, channels, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(channels)
+        self.conv2 = nn.Conv2d(channels, channels, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(channels)
+        self.downsample = None
+        if inputs != channels:
+            self.downsample = nn.Sequential(
+                nn.Conv2d(inputs, channels, 1, stride, bias=False), nn.BatchNorm2d(channels))
+
+    def forward(self, x):
+        y = self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x)))))
+        return F.relu(y + (x if self.downsample is None else self.downsample(x)))
+
+
+class TextCnn(nn.Module):
+    """textcnn_*: per kernel size Conv1d over time + ReLU, max over the windows inside the
+    real tokens, concat -> Linear+ReLU+Dropout -> Linear."""
+
+    def __init__(self, dim, filters, kernels, projection, outputs):
+        super().__init__()
+        self.kernels = kernels
+        self.convs = nn.ModuleList(nn.Conv1d(dim, filters, k) for k in kernels)
+        self.proj = nn.Linear(filters * len(kernels), projection)
+        self.head = nn.Linear(projection, outputs)
+        self.dropout = nn.Dropout(DROPOUT)
+
+    def forward(self, states, mask):
+        x = states.masked_fill(~mask.unsqueeze(-1), 0.0).transpose(1, 2)
+        x = F.pad(x, (0, max(max(self.kernels) - states.shape[1], 0)))
+        lengths = mask.sum(1, keepdim=True)
+        pooled = []
+        for k, conv in zip(self.kernels, self.convs):
+            y = F.relu(conv(x))
+            inside = torch.arange(y.shape[2]).unsqueeze(0) <= (lengths - k).clamp_min(0)
+            pooled.append(y.masked_fill(~inside.unsqueeze(1), float("-inf")).amax(2))
+        return self.head(self.dropout(F.relu(self.proj(torch.cat(pooled, 1)))))
+
+
+class TextTransformer(nn.Module):
+    """tx_*: Linear -> post-LN GELU encoder with a key-padding mask -> masked mean -> Linear."""
+
+    def __init__(self, dim_in, dim, heads, layers, feedforward, outputs):
+        super().__init__()
+        self.proj = nn.Linear(dim_in, dim)
+        layer = nn.TransformerEncoderLayer(
+            dim, heads, feedforward, DROPOUT, activation="gelu", batch_first=True,
+            norm_first=False,
+        )
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.head = nn.Linear(dim, outputs)
+
+    def forward(self, states, mask):
+        x = self.encoder(self.proj(states), src_key_padding_mask=~mask)
+        return self.head(masked_mean(x, mask))
+
+
+def masked_mean(x, mask):
+    """Mean of `x [B, T, F]` over the real tokens of `mask [B, T]`."""
+    kept = x.masked_fill(~mask.unsqueeze(-1), 0.0)
+    return kept.sum(1) / mask.sum(1, keepdim=True, dtype=x.dtype)
 
 
 class Ffn(nn.Module):
@@ -103,9 +201,7 @@ class Ffn(nn.Module):
         self.dropout = nn.Dropout(DROPOUT)
 
     def forward(self, states, mask):
-        kept = states.masked_fill(~mask.unsqueeze(-1), 0.0)
-        pooled = kept.sum(1) / mask.sum(1, keepdim=True, dtype=states.dtype)
-        return self.head(self.dropout(F.relu(self.hidden(pooled))))
+        return self.head(self.dropout(F.relu(self.hidden(masked_mean(states, mask)))))
 
 
 class LinearProbe(nn.Module):

@@ -1,16 +1,18 @@
 """The PyTorch half of the training-step benchmark (benches/train_step.rs drives it).
 
-Measures, for mlp_s, cnn_s, vit_s and bigru_s, the wall time of one training step on one
+Measures, for every model of drift's registry, the wall time of one training step on one
 fixed CPU batch with PyTorch in Python: forward in train mode, loss, `loss.item()`,
 `zero_grad`, backward, gradient clipping (text setting only), optimiser step. The models
-are the idiomatic `torch.nn` equivalents of drift's (benches/torch_models.py:
-same layers, sizes, dropout, post-LN `nn.TransformerEncoderLayer`, `nn.GRU` over
+are the idiomatic `torch.nn` equivalents of drift's (benches/torch_models.py: same
+layers, sizes, dropout, post-LN `nn.TransformerEncoderLayer`, `nn.GRU` / `nn.LSTM` over
 `pack_padded_sequence` by mask length) and must have the parameter counts the Rust side
-passes. Settings (protocol.md §5):
+passes. It also counts each step's floating-point operations with PyTorch's flop counter.
+Settings (protocol.md §5):
 
-- images: batch of B x 3x32x32 and 2 classes, cross-entropy, Adam lr 5e-4;
-- bigru_s: B rows of [T, 768] token states with the given lengths, 7 labels, weighted BCE
-  (pos_weight = neg / max(pos, 1) over the batch), AdamW lr 5e-4 wd 0.01, clip norm 1.0.
+- images (and the linear probe on B x 768 embeddings): 2 classes, cross-entropy, Adam
+  lr 5e-4;
+- token models: B rows of [T, 768] token states with the given lengths, 7 labels, weighted
+  BCE (pos_weight = neg / max(pos, 1) over the batch), AdamW lr 5e-4 wd 0.01, clip norm 1.0.
 
 Normally run by the Rust driver with --serve: it passes thread count and warm-up as
 arguments, then per model on stdin its parameter count and an npz of drift's initial
@@ -35,24 +37,48 @@ import time
 import torch
 import torch.nn.functional as F
 
-from torch_models import IMAGE, BiGru, Cnn, Mlp, Vit
+from torch_models import (IMAGE, Cnn, Ffn, LinearProbe, Mlp, ResNet, Rnn, TextCnn,
+                          TextTransformer, Vit)
 
 CLASSES = 2
 LABELS = 7
 LR = 5e-4
 
-
+# Every model of drift's registry (src/models/mod.rs) at its reference shapes; `dim` is
+# the token-state or embedding width.
 MODELS = {
     "mlp_s": lambda dim: Mlp([32], CLASSES),
+    "mlp_m": lambda dim: Mlp([128, 128], CLASSES),
+    "mlp_l": lambda dim: Mlp([512, 512, 512], CLASSES),
     "cnn_s": lambda dim: Cnn([32, 64, 128], CLASSES),
+    "cnn_m": lambda dim: Cnn([48, 96, 192, 192], CLASSES),
+    "cnn_l": lambda dim: Cnn([64, 128, 256, 256, 512], CLASSES),
+    "resnet_s": lambda dim: ResNet([(18, 1), (36, 1), (72, 1)], CLASSES),
+    "resnet_m": lambda dim: ResNet([(32, 2), (64, 2), (128, 1)], CLASSES),
+    "resnet_l": lambda dim: ResNet([(56, 2), (112, 2), (224, 2)], CLASSES),
     "vit_s": lambda dim: Vit(64, 2, 4, 2.0, CLASSES),
-    "bigru_s": lambda dim: BiGru(dim, LABELS),
+    "vit_m": lambda dim: Vit(128, 4, 4, 2.0, CLASSES),
+    "vit_l": lambda dim: Vit(192, 6, 6, 3.0, CLASSES),
+    "ffn_s": lambda dim: Ffn(dim, 128, LABELS),
+    "ffn_m": lambda dim: Ffn(dim, 512, LABELS),
+    "ffn_l": lambda dim: Ffn(dim, 2048, LABELS),
+    "textcnn_s": lambda dim: TextCnn(dim, 16, [3, 4], 64, LABELS),
+    "textcnn_m": lambda dim: TextCnn(dim, 48, [3, 4, 5], 128, LABELS),
+    "textcnn_l": lambda dim: TextCnn(dim, 192, [3, 4, 5], 256, LABELS),
+    "bigru_s": lambda dim: Rnn(dim, LABELS, "gru", 64),
+    "bilstm_m": lambda dim: Rnn(dim, LABELS, "lstm", 160),
+    "bilstm_attn_l": lambda dim: Rnn(dim, LABELS, "lstm", 224, layers=2, attention=True),
+    "tx_s": lambda dim: TextTransformer(dim, 64, 4, 1, 128, LABELS),
+    "tx_m": lambda dim: TextTransformer(dim, 112, 4, 4, 224, LABELS),
+    "tx_l": lambda dim: TextTransformer(dim, 192, 6, 5, 512, LABELS),
+    "linear": lambda dim: LinearProbe(dim, CLASSES),
 }
+TEXT = {k for k in MODELS if k.split("_")[0] in ("ffn", "textcnn", "bigru", "bilstm", "tx")}
 
 
 def random_batch(key, args):
     """A fixed random batch under the names drift exports its batches with."""
-    if key == "bigru_s":
+    if key in TEXT:
         lengths = torch.tensor(args.lengths)
         rows = len(lengths)
         targets = (torch.rand(rows, LABELS) < 0.3).float()
@@ -63,8 +89,10 @@ def random_batch(key, args):
             "targets": targets,
             "pos_weight": (rows - pos) / pos.clamp_min(1.0),
         }
-    return {"images": torch.randn(args.batch, *IMAGE),
-            "labels": torch.randint(CLASSES, (args.batch,))}
+    labels = torch.randint(CLASSES, (args.batch,))
+    if key == "linear":
+        return {"embeddings": torch.randn(args.batch, args.dim), "labels": labels}
+    return {"images": torch.randn(args.batch, *IMAGE), "labels": labels}
 
 
 class Trainer:
@@ -72,8 +100,9 @@ class Trainer:
 
     def __init__(self, key, batch, weights=None):
         torch.manual_seed(0)
-        text = key == "bigru_s"
-        self.model = MODELS[key](batch["states"].shape[-1] if text else None).train()
+        text = "states" in batch
+        features = batch.get("states", batch.get("embeddings"))
+        self.model = MODELS[key](None if features is None else features.shape[-1]).train()
         if weights is not None:
             missing, unexpected = self.model.load_state_dict(weights, strict=False)
             if unexpected or any(not k.endswith("num_batches_tracked") for k in missing):
@@ -88,7 +117,7 @@ class Trainer:
             self.opt = torch.optim.AdamW(self.parameters, lr=LR, weight_decay=0.01)
             self.clip = 1.0
         else:
-            self.inputs = (batch["images"],)
+            self.inputs = (batch["embeddings"] if "embeddings" in batch else batch["images"],)
             self.loss_fn = lambda logits: F.cross_entropy(logits, batch["labels"])
             self.opt = torch.optim.Adam(self.parameters, lr=LR)
             self.clip = None
@@ -109,6 +138,19 @@ class Trainer:
         for _ in range(steps):
             value = self.step()
         return (time.perf_counter() - start) / steps, value
+
+    def flops(self):
+        """Floating-point operations of one step's forward and backward, as PyTorch's flop
+        counter counts them: matrix products, convolutions and attention (elementwise
+        operations, the loss and the optimiser are not counted). Gradients are cleared
+        after; BatchNorm's running statistics move as in any training step."""
+        from torch.utils.flop_counter import FlopCounterMode
+
+        counter = FlopCounterMode(display=False)
+        with counter:
+            self.loss_fn(self.model(*self.inputs)).backward()
+        self.opt.zero_grad()
+        return counter.get_total_flops()
 
     def max_diff(self, outputs):
         """Largest difference of the eval-mode outputs from `outputs`."""
@@ -132,9 +174,10 @@ def serve(args):
     """The driver's protocol, one JSON object a line each way. After a greeting
     {"torch": version, "threads": n}:
 
-    - {"setup": key, "params": n, "data": npz} -> {"params": n, "max_diff": x}: builds the
-      model, loads drift's initial weights and batch from the npz (`weights.*`, `batch.*`),
-      compares its eval-mode outputs with drift's (`outputs`), then runs --warmup steps;
+    - {"setup": key, "params": n, "data": npz} -> {"params": n, "max_diff": x, "flops": n}:
+      builds the model, loads drift's initial weights and batch from the npz (`weights.*`,
+      `batch.*`), compares its eval-mode outputs with drift's (`outputs`), counts a step's
+      floating-point operations (`Trainer.flops`), then runs --warmup steps;
     - {"run": steps} -> {"seconds": per step, "loss": last, null when not finite}.
     """
     import numpy as np
@@ -156,9 +199,10 @@ def serve(args):
             trainer = Trainer(key, batch, part("weights."))
             trainer.check_params(key, command.get("params"))
             max_diff = trainer.max_diff(data["outputs"])
+            flops = trainer.flops()
             if args.warmup:
                 trainer.run(args.warmup)
-            reply({"params": trainer.params, "max_diff": max_diff})
+            reply({"params": trainer.params, "max_diff": max_diff, "flops": flops})
         else:
             seconds, loss = trainer.run(command["run"])
             reply({"seconds": seconds, "loss": loss if math.isfinite(loss) else None})

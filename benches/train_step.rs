@@ -1,15 +1,24 @@
 //! Training-step benchmark: drift against PyTorch in Python, same model, same batch.
 //!
-//! Measures the wall time of one training step, on the CPU, of `mlp_s`, `cnn_s`, `vit_s` and
-//! `bigru_s` (src/models) as `drift::train` takes it: forward in train mode, loss, reading
+//! Measures the wall time of one training step, on the CPU, of every model of the registry
+//! (src/models, 25 models) as `drift::train` takes it: forward in train mode, loss, reading
 //! the loss value, `zero_grad`, backward, gradient clipping (text setting only), optimiser
 //! step, on one fixed random batch (no data loading). The settings are the reference ones
 //! (protocol.md §5):
 //!
-//! - images: batch 64 x 3x32x32, 2 classes, cross-entropy, Adam lr 5e-4;
-//! - `bigru_s`: batch 64 of [128 tokens, 768] token states with random lengths in 32..=128,
-//!   7 labels, weighted BCE (pos_weight = neg / max(pos, 1) over the batch), AdamW lr 5e-4,
-//!   weight decay 0.01, gradient norm clipped to 1.0.
+//! - images: batch 64 x 3x32x32, 2 classes, cross-entropy, Adam lr 5e-4; the linear probe
+//!   the same on 64 x 768 embeddings;
+//! - token models: batch 64 of [128 tokens, 768] token states with random lengths in
+//!   32..=128, 7 labels, weighted BCE (pos_weight = neg / max(pos, 1) over the batch),
+//!   AdamW lr 5e-4, weight decay 0.01, gradient norm clipped to 1.0.
+//!
+//! How far each step is from what the core can do: the Python side counts a step's
+//! floating-point operations with PyTorch's flop counter (matrix products, convolutions and
+//! attention, forward and backward; elementwise work is not counted), and this side
+//! measures the core's peak as the best of several 2048 x 2048 single-precision matrix
+//! products through libtorch on the same threads, in the same run. The table gives each
+//! model's achieved GFLOP/s (counted FLOPs / drift's median step time) and its fraction of
+//! that peak. The CPU model (`/proc/cpuinfo`) heads the output.
 //!
 //! One process pair: this one and one Python process (`benches/train_step.py --serve`) that
 //! builds the identical `torch.nn` models, loads drift's initial weights and batch (an npz
@@ -47,7 +56,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use drift::models::{self, Input, InputShape, ModelConfig};
+use drift::models::{self, Input, InputKind, InputShape, ModelConfig};
 use drift::train::loss::{cross_entropy, weighted_bce};
 use serde_json::json;
 use tch::nn::{self, OptimizerConfig};
@@ -56,11 +65,14 @@ use tch::{Device, Kind, Tensor};
 mod common;
 use common::{Result, Server, median, peer_python, spread};
 
-const MODELS: [&str; 4] = ["mlp_s", "cnn_s", "vit_s", "bigru_s"];
 const BATCH: i64 = 64;
 const TOKENS: i64 = 128;
 const DIM: i64 = 768;
 const SHORTEST: i64 = 32;
+/// Width of the linear probe's pooled embeddings.
+const EMBEDDING: i64 = 768;
+/// Side of the square matrices whose product measures the core's peak.
+const GEMM: i64 = 2048;
 const LABELS: i64 = 7;
 const LEARNING_RATE: f64 = 5e-4;
 const TEXT_WEIGHT_DECAY: f64 = 0.01;
@@ -79,8 +91,8 @@ struct Options {
     #[arg(long, env = "DRIFT_BENCH_THREADS", default_value_t = 1,
           value_parser = clap::value_parser!(i32).range(1..))]
     threads: i32,
-    /// Models to time, comma-separated.
-    #[arg(long, value_delimiter = ',', default_values_t = MODELS.map(String::from))]
+    /// Models to time, comma-separated (default: every model of the registry).
+    #[arg(long, value_delimiter = ',')]
     models: Vec<String>,
     /// drift's timed seconds per model (sizes the step count).
     #[arg(long, default_value_t = 10.0)]
@@ -106,12 +118,12 @@ impl Options {
     fn parse() -> Result<Self> {
         // clap prints --help and its own errors and exits.
         let mut options = <Options as clap::Parser>::parse();
-        if let Some(bad) = options
-            .models
-            .iter()
-            .find(|m| !MODELS.contains(&m.as_str()))
-        {
-            return Err(format!("--models: {bad} is not one of {}", MODELS.join(",")).into());
+        let known: Vec<&str> = models::registry().iter().map(|m| m.key).collect();
+        if options.models.is_empty() {
+            options.models = known.iter().map(|k| k.to_string()).collect();
+        }
+        if let Some(bad) = options.models.iter().find(|m| !known.contains(&m.as_str())) {
+            return Err(format!("--models: {bad} is not one of {}", known.join(",")).into());
         }
         if options.reps < 1 || options.steps == Some(0) {
             return Err("--reps and --steps must be at least 1".into());
@@ -145,17 +157,21 @@ struct Setup {
 fn setup(key: &str, lengths: &Tensor) -> Result<Setup> {
     tch::manual_seed(0);
     let vs = nn::VarStore::new(Device::Cpu);
-    let text = key == "bigru_s";
-    let config = if text {
-        ModelConfig {
+    let kind = models::info(key)?.input;
+    let text = kind == InputKind::Tokens;
+    let config = match kind {
+        InputKind::Tokens => ModelConfig {
             input: InputShape::Tokens {
                 dim: DIM,
                 max_tokens: TOKENS,
             },
             ..ModelConfig::reference_text()
-        }
-    } else {
-        ModelConfig::reference_image()
+        },
+        InputKind::Embedding => ModelConfig {
+            input: InputShape::Embedding { dim: EMBEDDING },
+            ..ModelConfig::reference_embedding()
+        },
+        _ => ModelConfig::reference_image(),
     };
     let model = models::build(key, &vs.root(), &config)?;
     let params = vs
@@ -188,10 +204,13 @@ fn setup(key: &str, lengths: &Tensor) -> Result<Setup> {
             .build(&vs, LEARNING_RATE)?;
         (batch, opt, Some(TEXT_CLIP))
     } else {
-        let images = Tensor::randn([BATCH, 3, 32, 32], cpu);
+        let input = match kind {
+            InputKind::Embedding => Input::Embeddings(Tensor::randn([BATCH, EMBEDDING], cpu)),
+            _ => Input::Images(Tensor::randn([BATCH, 3, 32, 32], cpu)),
+        };
         let labels = Tensor::randint(2, [BATCH], (Kind::Int64, Device::Cpu));
         let batch = Batch {
-            input: Input::Images(images),
+            input,
             loss_tensors: vec![("labels", labels.shallow_clone())],
             loss: Box::new(move |logits| cross_entropy(logits, &labels)),
         };
@@ -227,8 +246,9 @@ impl Setup {
                 // tch writes no bool npy: 0/1 bytes, which the Python side turns back.
                 named.push(("batch.mask".into(), mask.to_kind(Kind::Uint8)));
             }
-            Input::Embeddings(_) | Input::EncoderIds { .. } => {
-                unreachable!("no benchmarked model reads embeddings or encoder ids")
+            Input::Embeddings(e) => named.push(("batch.embeddings".into(), e.shallow_clone())),
+            Input::EncoderIds { .. } => {
+                unreachable!("no registry model reads encoder ids")
             }
         }
         for (name, t) in &self.batch.loss_tensors {
@@ -298,9 +318,12 @@ struct Measured {
 
 /// The Python side's measurement of one model.
 struct Torch {
+    /// Its parameter count, which must be drift's.
     params: i64,
     /// Largest difference of the eval-mode outputs from drift's, same weights and batch.
     max_diff: f64,
+    /// Floating-point operations of one step, by PyTorch's flop counter.
+    flops: f64,
     /// Seconds per step, one per repetition.
     step_seconds: Vec<f64>,
 }
@@ -324,8 +347,16 @@ fn measure(
             let torch = Torch {
                 params: reply["params"].as_i64().ok_or("no parameter count")?,
                 max_diff: reply["max_diff"].as_f64().ok_or("no output difference")?,
+                flops: reply["flops"].as_f64().ok_or("no FLOP count")?,
                 step_seconds: Vec::new(),
             };
+            if torch.params != s.params {
+                return Err(format!(
+                    "{key}: {} parameters in PyTorch, {} in drift",
+                    torch.params, s.params
+                )
+                .into());
+            }
             if torch.max_diff.is_nan() || torch.max_diff > OUTPUT_TOLERANCE {
                 return Err(format!(
                     "{key}: the PyTorch outputs differ from drift's by up to {:e}",
@@ -404,6 +435,35 @@ fn libtorch_version() -> Option<String> {
     Some(line.split('\'').nth(1)?.to_string())
 }
 
+/// The CPU's model name, from `/proc/cpuinfo` where there is one.
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("model name"))?;
+            Some(line.split_once(':')?.1.trim().to_string())
+        })
+        .unwrap_or_else(|| "(CPU model unknown)".into())
+}
+
+/// The core's single-precision peak as libtorch reaches it, in GFLOP/s: the best of 5
+/// `GEMM x GEMM` matrix products after one untimed, on the threads set.
+fn gemm_peak() -> f64 {
+    let a = Tensor::randn([GEMM, GEMM], (Kind::Float, Device::Cpu));
+    let b = Tensor::randn([GEMM, GEMM], (Kind::Float, Device::Cpu));
+    let _ = a.mm(&b);
+    let best = (0..5)
+        .map(|_| {
+            let start = Instant::now();
+            let c = a.mm(&b);
+            let seconds = start.elapsed().as_secs_f64();
+            drop(c);
+            seconds
+        })
+        .fold(f64::INFINITY, f64::min);
+    2.0 * (GEMM as f64).powi(3) / best / 1e9
+}
+
 fn main() -> std::process::ExitCode {
     common::main("train_step", run)
 }
@@ -417,12 +477,17 @@ fn run() -> Result<()> {
     let lengths = Tensor::randint_low(SHORTEST, TOKENS + 1, [BATCH], (Kind::Int64, Device::Cpu));
 
     println!(
-        "train_step: CPU, {} thread(s), OMP_WAIT_POLICY={wait_policy}, libtorch {}; batch {BATCH}; \
-         bigru_s: {} real tokens in {BATCH} x {TOKENS}",
+        "train_step: CPU {}, {} thread(s), OMP_WAIT_POLICY={wait_policy}, libtorch {}; batch \
+         {BATCH}; token models: {} real tokens in {BATCH} x {TOKENS}",
+        cpu_model(),
         tch::get_num_threads(),
         libtorch_version().unwrap_or_else(|| "(version unknown)".into()),
         lengths.sum(Kind::Int64).int64_value(&[]),
     );
+    let peak = options.bench.then(gemm_peak);
+    if let Some(peak) = peak {
+        println!("train_step: peak {peak:.1} GFLOP/s (best of 5 {GEMM} x {GEMM} float32 products)");
+    }
     let mut peer = if options.drift_only {
         None
     } else {
@@ -457,29 +522,34 @@ fn run() -> Result<()> {
 
     println!();
     println!(
-        "{:<8} {:>13} {:>13} {:>10} {:>12} {:>20} {:>20} {:>12}",
+        "{:<13} {:>9} {:>10} {:>10} {:>20} {:>20} {:>11} {:>9} {:>8} {:>7}",
         "model",
-        "params drift",
-        "params torch",
+        "params",
         "max |Δout|",
         "reps x steps",
         "drift ms/step",
         "PyTorch ms/step",
-        "drift/torch"
+        "drift/torch",
+        "MFLOP",
+        "GFLOP/s",
+        "of peak"
     );
     for m in &measured {
         let t = m.torch.as_ref();
         let or_dash = |f: &dyn Fn(&Torch) -> String| t.map_or_else(|| "-".to_string(), f);
+        let achieved = |t: &Torch| t.flops / median(&m.drift) / 1e9;
         println!(
-            "{:<8} {:>13} {:>13} {:>10} {:>12} {:>20} {:>20} {:>12}",
+            "{:<13} {:>9} {:>10} {:>10} {:>20} {:>20} {:>11} {:>9} {:>8} {:>7}",
             m.key,
             m.params,
-            or_dash(&|t| t.params.to_string()),
             or_dash(&|t| format!("{:.1e}", t.max_diff)),
             format!("{} x {}", options.reps, m.steps),
             cell(&m.drift),
             or_dash(&|t| cell(&t.step_seconds)),
             or_dash(&|t| format!("{:.3}", median(&m.drift) / median(&t.step_seconds))),
+            or_dash(&|t| format!("{:.1}", t.flops / 1e6)),
+            or_dash(&|t| format!("{:.1}", achieved(t))),
+            or_dash(&|t| peak.map_or("-".into(), |p| format!("{:.1}%", 100.0 * achieved(t) / p))),
         );
     }
     Ok(())
