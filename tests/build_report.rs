@@ -125,7 +125,7 @@ fn write_tiny_run(
         })
         .collect();
     let run = RunArtifact {
-        slices,
+        slices: slices.clone(),
         grid: drift::Grid::from_rows(&rows).unwrap(),
         provenance: RunProvenance {
             schema: 1,
@@ -155,11 +155,11 @@ fn write_tiny_run(
         // One run with a training history, for the gallery's explorer: three epochs a
         // cutoff, the loss falling.
         history: (model == "cnn_s" && seed == 0).then(|| {
-            ["2001", "2002", "2003", "2004"]
+            slices
                 .iter()
                 .enumerate()
                 .map(|(n, cutoff)| drift::artifacts::CutoffHistory {
-                    cutoff: cutoff.to_string(),
+                    cutoff: cutoff.clone(),
                     epochs: (1..=3)
                         .map(|epoch| drift::train::Epoch {
                             epoch,

@@ -34,20 +34,26 @@ fn chromium() -> Option<PathBuf> {
     found
 }
 
-/// Runs headless Chromium on `page` with `args`; returns (stdout, the console lines of
-/// its log).
-fn headless(chromium: &Path, profile: &Path, page: &Path, args: &[&str]) -> (String, Vec<String>) {
-    let out = Command::new(chromium)
+/// Headless Chromium with its own profile folder, as both tests start it.
+fn chromium_command(chromium: &Path, profile: &Path) -> Command {
+    let mut command = Command::new(chromium);
+    command
         .args([
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
             "--disable-dev-shm-usage",
             "--no-first-run",
-            "--enable-logging=stderr",
-            "--v=0",
         ])
-        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--user-data-dir={}", profile.display()));
+    command
+}
+
+/// Runs headless Chromium on `page` with `args`; returns (stdout, the console lines of
+/// its log).
+fn headless(chromium: &Path, profile: &Path, page: &Path, args: &[&str]) -> (String, Vec<String>) {
+    let out = chromium_command(chromium, profile)
+        .args(["--enable-logging=stderr", "--v=0"])
         .args(args)
         .arg(format!("file://{}", page.display()))
         .output()
@@ -188,17 +194,8 @@ struct Browser {
 impl Browser {
     fn launch(chromium: &Path, profile: &Path) -> Browser {
         use std::io::BufRead;
-        let mut child = Command::new(chromium)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--no-first-run",
-                "--remote-debugging-port=0",
-            ])
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .arg("about:blank")
+        let mut child = chromium_command(chromium, profile)
+            .args(["--remote-debugging-port=0", "about:blank"])
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("{}: {e}", chromium.display()));
