@@ -51,6 +51,8 @@
     if (state.view === "raw") return { cells: s ? s.cells : m.mean, deviation: false };
     return { cells: s ? s.deviation : m.deviation, deviation: true };
   }
+  // The palette's colour nearest to t in [0, 1].
+  const pick = (palette, t) => palette[Math.round(Math.min(1, Math.max(0, t)) * (palette.length - 1))];
   function colour(v, deviation) {
     const st = study();
     let t = 0.5;
@@ -59,9 +61,7 @@
     } else if (st.raw_range[1] > st.raw_range[0]) {
       t = (v - st.raw_range[0]) / (st.raw_range[1] - st.raw_range[0]);
     }
-    const palette = deviation ? DATA.diverging : DATA.sequential;
-    t = Math.min(1, Math.max(0, t));
-    return palette[Math.round(t * (palette.length - 1))];
+    return pick(deviation ? DATA.diverging : DATA.sequential, t);
   }
   function describe(m, i, j) {
     const st = study();
@@ -152,11 +152,9 @@
     const st = study();
     const steps = 24, h = size / steps;
     for (let n = 0; n < steps; n++) {
-      const t = (n + 0.5) / steps;
-      const palette = deviation ? DATA.diverging : DATA.sequential;
       svgEl("rect", {
         x: x, y: top + size - h * (n + 1), width: 12, height: h + 0.5,
-        fill: palette[Math.round(t * (palette.length - 1))],
+        fill: pick(deviation ? DATA.diverging : DATA.sequential, (n + 0.5) / steps),
       }, svg);
     }
     const lo = deviation ? -st.deviation_bound : st.raw_range[0];
@@ -293,7 +291,7 @@
         .filter((x) => x.i < state.through && x.c.epochs.length)
         .map((x) => ({
           label: x.c.cutoff + (picked.collapsed[x.i] ? " (collapsed)" : ""),
-          colour: DATA.sequential[Math.round((x.i / Math.max(1, st.slices.length - 1)) * (DATA.sequential.length - 1))],
+          colour: pick(DATA.sequential, x.i / Math.max(1, st.slices.length - 1)),
           dashed: picked.collapsed[x.i],
           points: x.c.epochs.map((e) => [e.epoch, e[field], m.name + ", seed " + picked.seed + ", cutoff " + x.c.cutoff + ", epoch " + e.epoch + ": " + what + " " + e[field].toPrecision(4)]),
         }));

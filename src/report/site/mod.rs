@@ -6,12 +6,13 @@
 //! Matrices are drawn as the paper draws them: rows are the cutoff trained through,
 //! columns the slice evaluated on, time increasing upward and to the right from a
 //! lower-left origin, with a colour bar. A counting baseline's matrix, flat by design,
-//! gets a small panel of its raw scores only. Each filled matrix cell is a `<rect class="cell">` whose `<title>` (shown on hover)
-//! says what the cell is: trained through, evaluated on, the seed-mean value, the seeds'
-//! sample standard deviation and how many seeds filled it. The pages are self-contained:
-//! one style sheet inline, no script on the static pages, no image or font fetched from
-//! anywhere, every string from data escaped ([`html_escape`]). They are outputs of the build like the
-//! figures, listed in the manifest.
+//! gets a small panel of its raw scores only. Each filled matrix cell is a
+//! `<rect class="cell">` whose `<title>` (shown on hover) says what the cell is: trained
+//! through, evaluated on, the seed-mean value, the seeds' sample standard deviation and
+//! how many seeds filled it. The pages are self-contained: one style sheet inline, no
+//! script on the static pages, no image or font fetched from anywhere, every string from
+//! data escaped ([`html_escape`]). They are outputs of the build like the figures, listed
+//! in the manifest.
 //!
 //! Written by hand rather than with plotters, whose SVG cannot carry a `<title>` per
 //! element, and rather than a template engine, since the pages are a handful of loops.
