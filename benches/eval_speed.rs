@@ -143,6 +143,7 @@ fn reference(input: models::InputKind) -> (ModelConfig, TrainConfig) {
         epochs: 1,
         loss: Loss::CrossEntropy,
         encoder: None,
+        channels_last: false,
     };
     match input {
         InputKind::Image => (ModelConfig::reference_image(), image),

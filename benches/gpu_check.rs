@@ -64,6 +64,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             epochs: 1,
             loss: Loss::CrossEntropy,
             encoder: None,
+            channels_last: false,
         };
         let job = TrainJob {
             model: key,

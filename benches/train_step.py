@@ -98,7 +98,7 @@ def random_batch(key, args):
 class Trainer:
     """One model, its fixed batch and optimiser; `run` times training steps."""
 
-    def __init__(self, key, batch, weights=None):
+    def __init__(self, key, batch, weights=None, channels_last=False):
         torch.manual_seed(0)
         text = "states" in batch
         features = batch.get("states", batch.get("embeddings"))
@@ -121,6 +121,9 @@ class Trainer:
             self.loss_fn = lambda logits: F.cross_entropy(logits, batch["labels"])
             self.opt = torch.optim.Adam(self.parameters, lr=LR)
             self.clip = None
+            if channels_last and self.inputs[0].dim() == 4 and key.startswith(("cnn", "resnet")):
+                self.model = self.model.to(memory_format=torch.channels_last)
+                self.inputs = (self.inputs[0].contiguous(memory_format=torch.channels_last),)
 
     def step(self):
         loss = self.loss_fn(self.model(*self.inputs))
@@ -196,7 +199,7 @@ def serve(args):
             if "mask" in batch:
                 batch["mask"] = batch["mask"].bool()  # sent as uint8
             trainer = None
-            trainer = Trainer(key, batch, part("weights."))
+            trainer = Trainer(key, batch, part("weights."), args.channels_last)
             trainer.check_params(key, command.get("params"))
             max_diff = trainer.max_diff(data["outputs"])
             flops = trainer.flops()
@@ -223,6 +226,9 @@ def main():
     parser.add_argument("--serve", action="store_true",
                         help="take models and step counts from the driver on stdin")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--channels-last", action="store_true",
+                        help="the convolutional image models (cnn_*, resnet_*) and their input "
+                             "in channels-last memory format")
     parser.add_argument("--batch", type=int, default=64, help="image batch size")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=3)
@@ -244,7 +250,7 @@ def main():
 
     results = {}
     for key, steps, expected in args.models:
-        trainer = Trainer(key, random_batch(key, args))
+        trainer = Trainer(key, random_batch(key, args), channels_last=args.channels_last)
         trainer.check_params(key, expected)
         if args.warmup:
             trainer.run(args.warmup)

@@ -2,8 +2,10 @@
 //!
 //! Measures the wall time of one training step, on the CPU, of every model of the registry
 //! (src/models, 25 models) as `drift::train` takes it: forward in train mode, loss, reading
-//! the loss value, `zero_grad`, backward, gradient clipping (text setting only), optimiser
-//! step, on one fixed random batch (no data loading). The settings are the reference ones
+//! the loss value, then `drift::train::optimise`: `zero_grad`, backward, the gradients'
+//! global norm (which training records and PyTorch's loop does not compute), gradient
+//! clipping (text setting only), optimiser step; on one fixed random batch (no data
+//! loading). The settings are the reference ones
 //! (protocol.md §5):
 //!
 //! - images: batch 64 x 3x32x32, 2 classes, cross-entropy, Adam lr 5e-4; the linear probe
@@ -38,7 +40,10 @@
 //!
 //! Options (after `--`): `--threads N` (default 1, or `DRIFT_BENCH_THREADS`), `--models
 //! a,b`, `--seconds S` (drift's timed seconds per model, default 10), `--reps R` (5),
-//! `--warmup W` (3), `--steps N` (fixed steps per repetition), `--drift-only`. Both sides
+//! `--warmup W` (3), `--steps N` (fixed steps per repetition), `--drift-only`,
+//! `--channels-last` (the convolutional models' activations channels-last on both sides, as
+//! `train.channels_last` in a preset), `--glibc-defaults` (this process keeps glibc's heap
+//! thresholds). Both sides
 //! call `set_num_threads(N)` and run with the same environment, `OMP_WAIT_POLICY` included
 //! (the bench re-executes itself with `passive`, what `scripts/libtorch-env` exports, when
 //! it is unset). The Python is `$DRIFT_TORCH_PYTHON`, else what `scripts/torch-python`
@@ -46,11 +51,13 @@
 //! `--bench` (`cargo test --benches`) each model runs one step on the drift side only.
 //!
 //! Both sides run the same libtorch kernels, so the ratio measures what lies around them
-//! (Python's interpreter, tch's calls) plus noise. The largest noise is glibc's heap: large
-//! activations come from fresh pages (page faults) or reused ones depending on the dynamic
-//! mmap threshold, i.e. on the process's allocation history, which moves `cnn_s` by up to
-//! ±15% per process. `MALLOC_MMAP_THRESHOLD_=4000000000 MALLOC_TRIM_THRESHOLD_=4000000000`
-//! in the environment fixes both thresholds for both sides.
+//! (Python's interpreter, tch's calls, drift's own recurrence) plus noise. The largest noise
+//! is glibc's heap: large activations come from fresh pages (page faults) or reused ones
+//! depending on the dynamic mmap threshold, i.e. on the process's allocation history. This
+//! process fixes its thresholds as `drift run` does (`drift::device::keep_freed_memory`);
+//! the Python process keeps glibc's defaults, as a PyTorch user's would
+//! (`MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=2147483647` in the environment
+//! gives it the same).
 
 use std::path::Path;
 use std::process::Command;
@@ -109,6 +116,14 @@ struct Options {
     /// Time drift alone.
     #[arg(long)]
     drift_only: bool,
+    /// Leave glibc's default heap thresholds in this process, instead of fixing them as
+    /// `drift run` does (`drift::device::keep_freed_memory`), to measure what that does.
+    #[arg(long)]
+    glibc_defaults: bool,
+    /// Channels-last activations in the convolutional image models, on both sides
+    /// (`train.channels_last` in a preset; `memory_format=torch.channels_last` in PyTorch).
+    #[arg(long)]
+    channels_last: bool,
     /// `cargo bench` passes `--bench`; without it (`cargo test --benches`) only smoke-test.
     #[arg(long)]
     bench: bool,
@@ -154,7 +169,7 @@ struct Setup {
     batch: Batch,
 }
 
-fn setup(key: &str, lengths: &Tensor) -> Result<Setup> {
+fn setup(key: &str, lengths: &Tensor, channels_last: bool) -> Result<Setup> {
     tch::manual_seed(0);
     let vs = nn::VarStore::new(Device::Cpu);
     let kind = models::info(key)?.input;
@@ -171,7 +186,10 @@ fn setup(key: &str, lengths: &Tensor) -> Result<Setup> {
             input: InputShape::Embedding { dim: EMBEDDING },
             ..ModelConfig::reference_embedding()
         },
-        _ => ModelConfig::reference_image(),
+        _ => ModelConfig {
+            channels_last,
+            ..ModelConfig::reference_image()
+        },
     };
     let model = models::build(key, &vs.root(), &config)?;
     let params = vs
@@ -264,12 +282,8 @@ impl Setup {
         let logits = self.model.forward_t(&self.batch.input, true);
         let loss = (self.batch.loss)(&logits);
         let value = f64::try_from(&loss).expect("the loss is a scalar");
-        self.opt.zero_grad();
-        loss.backward();
-        if let Some(max) = self.clip {
-            self.opt.clip_grad_norm(max);
-        }
-        self.opt.step();
+        // The norm is read once an epoch in training; a step only computes it.
+        let _norm = drift::train::optimise(&mut self.opt, &self.vs, &loss, self.clip);
         value
     }
 }
@@ -292,6 +306,7 @@ impl Peer {
             .arg("--serve")
             .args(["--threads", &options.threads.to_string()])
             .args(["--warmup", &options.warmup.to_string()])
+            .args(options.channels_last.then_some("--channels-last"))
             .env("OMP_WAIT_POLICY", wait_policy);
         let (server, hello) = Server::start(command, SCRIPT)?;
         let threads = hello["threads"].as_i64().unwrap_or(0);
@@ -335,7 +350,7 @@ fn measure(
     options: &Options,
     mut peer: Option<&mut Peer>,
 ) -> Result<Measured> {
-    let mut s = setup(key, lengths)?;
+    let mut s = setup(key, lengths, options.channels_last)?;
     let mut torch = match peer.as_deref_mut() {
         Some(p) => {
             // The Python model starts from drift's weights and trains on drift's batch.
@@ -472,6 +487,10 @@ fn run() -> Result<()> {
     let options = Options::parse()?;
     let wait_policy = common::ensure_wait_policy("train_step")?;
     tch::set_num_threads(options.threads);
+    // As `drift run` does (this process only; the Python side keeps glibc's defaults).
+    if !options.glibc_defaults {
+        drift::device::keep_freed_memory();
+    }
     // The text rows' real lengths.
     tch::manual_seed(0);
     let lengths = Tensor::randint_low(SHORTEST, TOKENS + 1, [BATCH], (Kind::Int64, Device::Cpu));

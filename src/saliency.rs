@@ -374,6 +374,7 @@ mod torch {
             .ok_or_else(|| Error::Invalid(format!("model {} is not in the preset", p.model)))?;
         let config = crate::models::ModelConfig {
             positional_embedding: spec.positional_embedding,
+            channels_last: spec.train.channels_last,
             ..model_config(&data)?
         };
         let id = CheckpointId::new(

@@ -118,6 +118,7 @@ fn before_an_update_the_fine_tuned_model_is_the_head_on_the_frozen_encoder() {
         outputs: 3,
         dropout: 0.1,
         positional_embedding: false,
+        channels_last: false,
     };
     let config = backbone.head_config(&data).unwrap();
     assert_eq!(

@@ -269,7 +269,8 @@ fn unknown_fields_name_their_table() {
     assert_eq!(
         error(&with("epochs = 5\n", "epochs = 5\nmomentum = 0.9\n")),
         "train.momentum: unknown field `momentum`, expected one of `optimizer`, \
-         `learning_rate`, `weight_decay`, `grad_clip`, `batch_size`, `epochs`, `loss`, `encoder`"
+         `learning_rate`, `weight_decay`, `grad_clip`, `batch_size`, `epochs`, `loss`, `encoder`, \
+         `channels_last`"
     );
     assert_eq!(
         error(&with("epochs = 8\n", "epochs = 8\nlr = 0.1\n")),
@@ -574,6 +575,20 @@ fn a_position_embedding_is_an_option_of_the_text_transformers_only() {
             "key = \"mlp_s\"\npositional_embedding = true"
         )),
         "models[2].positional_embedding: only the text Transformers (tx_*) have one, not mlp_s"
+    );
+}
+
+#[test]
+fn channels_last_is_a_training_option_in_the_content_hash_when_on() {
+    let on = with("epochs = 5", "epochs = 5\nchannels_last = true");
+    let (_dir, _path, result) = load(&on);
+    let p = result.unwrap().preset;
+    assert!(p.models.iter().all(|m| m.train.channels_last));
+    assert_ne!(hash(&on), hash(VALID));
+    // Off is the default and leaves the content hash as it was.
+    assert_eq!(
+        hash(&with("epochs = 5", "epochs = 5\nchannels_last = false")),
+        hash(VALID)
     );
 }
 

@@ -84,6 +84,7 @@ impl Args {
             outputs,
             dropout: 0.1,
             positional_embedding: false,
+            channels_last: false,
         }
     }
 }

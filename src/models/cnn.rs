@@ -42,6 +42,8 @@ struct Block {
 pub struct Cnn {
     blocks: Vec<Block>,
     head: nn::Linear,
+    /// [`ModelConfig::channels_last`].
+    channels_last: bool,
 }
 
 impl Cnn {
@@ -65,20 +67,24 @@ impl Cnn {
             inputs = channels;
         }
         let head = layers::linear(path / "head", inputs, config.outputs);
-        Ok(Cnn { blocks, head })
+        Ok(Cnn {
+            blocks,
+            head,
+            channels_last: config.channels_last,
+        })
     }
 }
 
 impl Model for Cnn {
     fn forward_t(&self, input: &Input, train: bool) -> Tensor {
-        let x = self
-            .blocks
-            .iter()
-            .fold(input.images().shallow_clone(), |x, b| {
+        let x = self.blocks.iter().fold(
+            layers::channels_last(input.images(), self.channels_last),
+            |x, b| {
                 b.bn.forward_t(&b.conv.forward(&x), train)
                     .relu()
                     .max_pool2d_default(2)
-            });
+            },
+        );
         self.head
             .forward(&x.mean_dim([2i64, 3].as_slice(), false, x.kind()))
     }

@@ -86,6 +86,9 @@ pub struct ModelConfig {
     pub dropout: f64,
     /// Learned position embedding for the text Transformers (off in the reference code).
     pub positional_embedding: bool,
+    /// Channels-last activations in the convolutional image models
+    /// ([`crate::train::TrainConfig::channels_last`]).
+    pub channels_last: bool,
 }
 
 impl ModelConfig {
@@ -123,6 +126,7 @@ impl ModelConfig {
             outputs,
             dropout: 0.1,
             positional_embedding: false,
+            channels_last: false,
         }
     }
 

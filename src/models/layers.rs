@@ -102,3 +102,13 @@ pub fn zero_padding(x: &Tensor, mask: &Tensor) -> Tensor {
 pub fn lengths(mask: &Tensor) -> Tensor {
     mask.sum_dim_intlist(1, false, Kind::Int64)
 }
+
+/// `x [B, C, H, W]` with channels-last strides (NHWC in memory), or unchanged when `on` is
+/// false. libtorch's convolutions, batch norms and poolings keep the layout of their input.
+pub fn channels_last(x: &Tensor, on: bool) -> Tensor {
+    if on {
+        x.permute([0, 2, 3, 1]).contiguous().permute([0, 3, 1, 2])
+    } else {
+        x.shallow_clone()
+    }
+}

@@ -71,6 +71,8 @@ pub use config::{InputKind, InputShape, ModelConfig};
 pub use fine_tuned::{Backbone, ENCODER_DECAY, ENCODER_NO_DECAY, FineTuned};
 #[cfg(feature = "torch")]
 pub use model::{Input, Model};
+#[cfg(feature = "torch")]
+pub use rnn::{Cell as RnnCell, packed_recurrence};
 
 /// One registry entry.
 #[derive(Clone, Copy, Debug)]

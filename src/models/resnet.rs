@@ -82,6 +82,8 @@ pub struct ResNet {
     bn1: nn::BatchNorm,
     blocks: Vec<BasicBlock>,
     fc: nn::Linear,
+    /// [`ModelConfig::channels_last`].
+    channels_last: bool,
 }
 
 impl ResNet {
@@ -105,13 +107,16 @@ impl ResNet {
             bn1,
             blocks,
             fc,
+            channels_last: config.channels_last,
         })
     }
 }
 
 impl Model for ResNet {
     fn forward_t(&self, input: &Input, train: bool) -> Tensor {
-        let x = self.conv1.forward(input.images());
+        let x = self
+            .conv1
+            .forward(&layers::channels_last(input.images(), self.channels_last));
         let x = self.bn1.forward_t(&x, train).relu();
         let x = self
             .blocks

@@ -270,6 +270,7 @@ struct RawTrain {
     epochs: PositiveInt,
     loss: Loss,
     encoder: Option<RawEncoderTraining>,
+    channels_last: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -476,6 +477,7 @@ impl RawTrain {
             epochs: self.epochs.0,
             loss: self.loss,
             encoder,
+            channels_last: self.channels_last.unwrap_or(false),
         })
     }
 }

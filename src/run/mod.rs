@@ -133,6 +133,7 @@ pub fn run_preset(loaded: &LoadedPreset, options: &RunOptions) -> Result<Vec<Pat
                shared: &SharedDetectors| {
         let config = ModelConfig {
             positional_embedding: spec.positional_embedding,
+            channels_last: spec.train.channels_last,
             ..config
         };
         let run = SeedRun {

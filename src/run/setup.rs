@@ -48,6 +48,7 @@ pub fn model_config(data: &Dataset) -> Result<ModelConfig> {
         outputs: data.targets.outputs() as i64,
         dropout: 0.1,
         positional_embedding: false,
+        channels_last: false,
     })
 }
 

@@ -71,6 +71,11 @@ pub struct TrainConfig {
     /// the canonical JSON when absent (a frozen encoder, or none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub encoder: Option<EncoderTraining>,
+    /// The convolutional image models (`cnn_*`, `resnet_*`) lay their activations out
+    /// channels-last (NHWC), which libtorch's CPU convolutions run faster; results differ
+    /// from the default layout by float rounding. Left out of the canonical JSON when off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub channels_last: bool,
 }
 
 /// How a pretrained encoder is fine-tuned with its head: AdamW over its own parameter

@@ -26,7 +26,7 @@ mod tensors;
 
 pub use config::{EncoderTraining, Loss, Optimizer, TrainConfig};
 #[cfg(feature = "torch")]
-pub use fit::{BuiltModel, Step, TrainJob, Trained, build, train};
+pub use fit::{BuiltModel, Step, TrainJob, Trained, build, optimise, train};
 pub use history::Epoch;
 pub use seeds::{epoch_order, training_seed};
 #[cfg(feature = "torch")]
