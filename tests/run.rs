@@ -595,7 +595,8 @@ fn seeds_vary_data_and_split_unless_the_preset_fixes_them() {
 /// run, and the committed fixture's (made by `drift run presets/smoke-single.toml --models
 /// mlp_s --seeds 0 --out tests/fixtures/history-run --threads 1`, checkpoints left out):
 /// byte for byte on the CPU kind it was made on (its `timing.json` names the host), within
-/// float rounding (1e-6 relative) on another, whose kernels round differently; its last
+/// float rounding (1e-5 relative) on another, whose kernels round differently (the
+/// gradient norms sum float32 norms, which an AVX2 and an AVX-512 core round ~1e-6 apart); its last
 /// epoch's loss is the health record's final loss; each epoch's wall time is in
 /// `timing.json`.
 #[test]
@@ -672,7 +673,7 @@ fn a_run_records_every_epoch_in_its_history_the_same_bytes_every_time() {
     assert!(seconds.iter().all(|c| c.len() == epochs));
 }
 
-/// `a` equals `b` in every key, string and integer, and in every float within 1e-6 relative.
+/// `a` equals `b` in every key, string and integer, and in every float within 1e-5 relative.
 fn assert_close(a: &serde_json::Value, b: &serde_json::Value, at: &str) {
     use serde_json::Value;
     match (a, b) {
@@ -695,7 +696,7 @@ fn assert_close(a: &serde_json::Value, b: &serde_json::Value, at: &str) {
         (Value::Number(x), Value::Number(y)) if x.is_f64() || y.is_f64() => {
             let (u, v) = (x.as_f64().unwrap(), y.as_f64().unwrap());
             assert!(
-                (u - v).abs() <= 1e-6 * u.abs().max(v.abs()),
+                (u - v).abs() <= 1e-5 * u.abs().max(v.abs()),
                 "{at}: {u} against {v}"
             );
         }
