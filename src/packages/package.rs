@@ -15,6 +15,8 @@ pub enum Registry {
     Pypi,
     /// The npm registry, through `npm pack`.
     Npm,
+    /// Debian's archive, through `apt-get download`.
+    Debian,
 }
 
 /// What a package holds for drift.

@@ -341,6 +341,41 @@ fn cutoff_detector_files() {
     });
 }
 
+/// R's serialisation and lazy-load database (the dslabs corpora's `.deb`): no bytes make
+/// the reader panic or allocate past the bytes it is given, and the loaders' errors name
+/// the `.deb`. Documents are small data frames written by `tests/rdata.rs`.
+#[test]
+fn r_databases() {
+    use crate::rdata::{database, deb, movies, serialize, tweets};
+    use drift::data::corpora::{dslabs, rdata};
+    let streams = [serialize(&tweets()), serialize(&movies())];
+    let strategy = prop_oneof![document(streams[0].clone()), document(streams[1].clone())];
+    fuzz("R serialisation", strategy, |doc| {
+        if let Err(e) = rdata::unserialize(&doc) {
+            prop_assert!(!e.is_empty());
+        }
+        Ok(())
+    });
+    let (rdx, rdb) = database(&[("movielens", movies())]);
+    fuzz("R database index", document(rdx), |doc| {
+        if let Ok(index) = rdata::index(&doc) {
+            for entry in &index {
+                let _ = rdata::object(&rdb, entry);
+            }
+        }
+        Ok(())
+    });
+    // Damaged objects inside a well-formed .deb reach the loader's own errors.
+    let path = Path::new("/cache/r-cran-dslabs_0.7.4-1_all.deb");
+    let strategy = prop_oneof![document(streams[0].clone()), document(streams[1].clone())];
+    fuzz("dslabs .deb", strategy, |doc| {
+        let object = rdata::unserialize(&doc).unwrap_or_else(|_| movies());
+        let built = deb(&[("trump_tweets", object.clone()), ("movielens", object)]);
+        names(dslabs::parse_trump_tweets(path, &built), path)?;
+        names(dslabs::parse_movielens(path, &built), path)
+    });
+}
+
 /// A cached row of representation detectors (`<out>/<preset>/.detectors/<key>/<i>.json`):
 /// no bytes make reading it panic, and only the exact file for its key is used.
 #[test]

