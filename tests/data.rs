@@ -95,6 +95,6 @@ fn unknown_sources_are_named() {
     assert_eq!(
         e.to_string(),
         "unknown data source \"mnist\" (known: toy-images, toy-tokens, synthetic-portraits, \
-         synthetic-text, sotu, healthtweets, emoji)"
+         synthetic-text, sotu, healthtweets, emoji, trump-tweets, movielens)"
     );
 }

