@@ -145,7 +145,7 @@ pub fn parse_movielens(path: &Path, deb: &[u8]) -> Result<Dataset> {
     })
 }
 
-/// The bytes of `member` of the `.deb`'s `data.tar.xz`.
+/// The bytes of the two `members` of the `.deb`'s `data.tar.xz`, in that order.
 fn deb_members(path: &Path, deb: &[u8], members: [&str; 2]) -> Result<[Vec<u8>; 2]> {
     let mut ar = ar::Archive::new(deb);
     let mut compressed = None;
