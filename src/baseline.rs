@@ -139,6 +139,7 @@ pub fn baseline_run(
     let k = plan.timeline.slices.len();
     let rows = data.rows();
     let mut grid = Grid::empty(k);
+    let mut seen_classes = preset.seen_classes.then(|| Grid::empty(k));
     let mut health = Vec::with_capacity(k);
     for (i, slice) in plan.timeline.slices.iter().enumerate() {
         // A row without a model (self-labelling, before the anchor) stays empty.
@@ -165,6 +166,20 @@ pub fn baseline_run(
         for (j, value) in cells.into_iter().enumerate() {
             grid.set(i, j, value);
         }
+        if let Some(seen) = seen_classes.as_mut() {
+            let cells = eval::seen_classes_row(
+                preset.metric,
+                &data.targets,
+                &outputs,
+                &preset.regime,
+                &plan.splits,
+                i,
+                &training,
+            )?;
+            for (j, value) in cells.into_iter().enumerate() {
+                seen.set(i, j, value);
+            }
+        }
         let id_rows = eval::id_test_rows(&preset.regime, &plan.splits, i);
         health.push(eval::health(
             &data.targets,
@@ -177,6 +192,7 @@ pub fn baseline_run(
     Ok(RunArtifact {
         slices: plan.timeline.labels(),
         grid,
+        seen_classes,
         provenance: RunProvenance {
             schema: artifacts::SCHEMA,
             preset: PresetRef {

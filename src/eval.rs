@@ -336,6 +336,45 @@ pub fn matrix_row(
         .collect()
 }
 
+/// Row `cutoff` of the seen-classes matrix: each cell of [`matrix_row`] scored on the rows
+/// whose true class is among the classes of `training_rows`, so that a class the model
+/// never saw (an outlet that started later) does not count against it. A cell with no such
+/// row is empty. Single-label classification only.
+pub fn seen_classes_row(
+    metric: Metric,
+    targets: &Targets,
+    outputs: &Outputs,
+    regime: &Regime,
+    splits: &[SliceSplit],
+    cutoff: usize,
+    training_rows: &[usize],
+) -> Result<Vec<Option<f64>>> {
+    let Targets::Classes { classes, labels } = targets else {
+        return Err(Error::Invalid(format!(
+            "seen_classes scores single-label classes, not {} targets",
+            targets.task()
+        )));
+    };
+    let mut seen = vec![false; *classes];
+    for &r in training_rows {
+        seen[labels[r] as usize] = true;
+    }
+    (0..splits.len())
+        .map(|j| {
+            let rows: Vec<usize> = regime
+                .eval_rows(splits, cutoff, j)
+                .into_iter()
+                .filter(|&r| seen[labels[r] as usize])
+                .collect();
+            if rows.is_empty() {
+                Ok(None)
+            } else {
+                score(metric, targets, outputs, &rows)
+            }
+        })
+        .collect()
+}
+
 /// Runs `model` over `rows` in no-grad batches of `batch` rows, in evaluation mode.
 ///
 /// Token rows are batched longest first ([`crate::train::DataTensors::by_length`]): a

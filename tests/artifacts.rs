@@ -24,6 +24,7 @@ fn run(model: &str, seed: u64) -> RunArtifact {
             vec![None, Some(0.0), Some(1.0)],
         ])
         .unwrap(),
+        seen_classes: None,
         provenance: provenance(model, seed),
         timing: Some(WallTimes {
             train: 12.5,
@@ -552,6 +553,18 @@ fn write_run_refuses_an_invalid_run() {
             |r| r.slices.push("1930s".into()),
             "cells: 3x3 cells for 4 slices",
         ),
+        (
+            |r| r.seen_classes = Some(Grid::empty(2)),
+            "seen_classes: 2x2 cells for 3 slices",
+        ),
+        (
+            |r| {
+                let mut g = Grid::empty(3);
+                g.set(2, 0, Some(0.5));
+                r.seen_classes = Some(g);
+            },
+            "seen_classes[2][0]: filled where cells[2][0] is empty",
+        ),
     ];
     for (break_it, expected) in cases {
         let mut bad = run("cnn_s", 0);
@@ -569,6 +582,22 @@ fn write_run_refuses_an_invalid_run() {
     ok.provenance.device = "cuda:1".into();
     let dir = write_run(root.path(), &ok).unwrap();
     assert_eq!(load_run(&dir).unwrap(), ok);
+}
+
+/// A preset's `seen_classes` cells ride in `matrix.json` after `cells`, one row a line,
+/// and load back exactly.
+#[test]
+fn seen_classes_cells_round_trip_in_matrix_json() {
+    let root = tempfile::tempdir().unwrap();
+    let mut original = run("cnn_s", 0);
+    original.seen_classes = Some(original.grid.map(|i, j, v| (i != j).then_some(v / 2.0)));
+    let dir = write_run(root.path(), &original).unwrap();
+    let text = fs::read_to_string(dir.join("matrix.json")).unwrap();
+    assert!(
+        text.contains("  ],\n  \"seen_classes\": [\n    [null,0.425,0.15"),
+        "{text}"
+    );
+    assert_eq!(load_run(&dir).unwrap(), original);
 }
 
 /// Schema 2 adds `health.json`: written one cutoff a line, listed first in the sums,

@@ -127,6 +127,7 @@ fn write_tiny_run(
     let run = RunArtifact {
         slices: slices.clone(),
         grid: drift::Grid::from_rows(&rows).unwrap(),
+        seen_classes: None,
         provenance: RunProvenance {
             schema: 1,
             preset: PresetRef {

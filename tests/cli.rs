@@ -475,6 +475,7 @@ fn write_run(root: &Path) -> PathBuf {
     let run = RunArtifact {
         slices: vec!["2001".into(), "2002".into()],
         grid: drift::Grid::from_rows(&[vec![Some(0.9), Some(0.7)], vec![None, Some(0.8)]]).unwrap(),
+        seen_classes: None,
         provenance: RunProvenance {
             schema: 1,
             preset: PresetRef {

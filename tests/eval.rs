@@ -2,7 +2,7 @@
 
 use drift::Metric;
 use drift::data::Targets;
-use drift::eval::{Outputs, matrix_row, score};
+use drift::eval::{Outputs, matrix_row, score, seen_classes_row};
 use drift::slices::{Regime, SliceSplit};
 
 fn outputs(width: usize, rows: &[&[f32]]) -> Outputs {
@@ -121,6 +121,73 @@ fn a_matrix_row_follows_the_id_ood_rule() {
         0,
     );
     assert_eq!(row.unwrap(), [Some(1.0), Some(2.0 / 3.0)]);
+}
+
+#[test]
+fn seen_classes_cells_leave_out_the_classes_training_never_saw() {
+    // Class 2 starts in slice 1; cutoff 0 trained on rows 0 and 1 (classes 0 and 1).
+    let targets = Targets::Classes {
+        classes: 3,
+        labels: vec![0, 1, 0, 2, 1, 2, 0],
+    };
+    // The model says class 0 for rows 0, 2, 3 and 6, class 1 for 1, 4 and 5.
+    let zero = &[1.0f32, 0.0, 0.0][..];
+    let one = &[0.0f32, 1.0, 0.0][..];
+    let out = outputs(3, &[zero, one, zero, zero, one, one, zero]);
+    let splits = [
+        SliceSplit {
+            train: vec![0, 1],
+            test: vec![2],
+            stratified: false,
+        },
+        SliceSplit {
+            train: vec![3, 4],
+            test: vec![5, 6],
+            stratified: false,
+        },
+    ];
+    let regime = Regime::Cumulative;
+    let all = matrix_row(Metric::Accuracy, &targets, &out, &regime, &splits, 0).unwrap();
+    // Slice 1 whole: rows 3..6, right on 4 and 6 only.
+    assert_eq!(all, [Some(1.0), Some(0.5)]);
+    let seen = seen_classes_row(
+        Metric::Accuracy,
+        &targets,
+        &out,
+        &regime,
+        &splits,
+        0,
+        &[0, 1],
+    )
+    .unwrap();
+    // Without class 2's rows 3 and 5: rows 4 and 6, both right.
+    assert_eq!(seen, [Some(1.0), Some(1.0)]);
+    // Cutoff 1 trained on every class: the same cells as the matrix row.
+    let full = [0, 1, 3, 4];
+    assert_eq!(
+        seen_classes_row(Metric::Accuracy, &targets, &out, &regime, &splits, 1, &full).unwrap(),
+        matrix_row(Metric::Accuracy, &targets, &out, &regime, &splits, 1).unwrap()
+    );
+    // A slice with only unseen classes is an empty cell.
+    let only =
+        seen_classes_row(Metric::Accuracy, &targets, &out, &regime, &splits, 0, &[]).unwrap();
+    assert_eq!(only, [None, None]);
+    // Anything but single-label classes is refused.
+    let e = seen_classes_row(
+        Metric::Accuracy,
+        &Targets::Values(vec![0.0; 7]),
+        &outputs(1, &[&[0.0f32][..]; 7]),
+        &regime,
+        &splits,
+        0,
+        &[0],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("seen_classes scores single-label classes"),
+        "{e}"
+    );
 }
 
 /// `predict` gives every row its own output, whatever the batch size and the order the

@@ -345,6 +345,54 @@ fn portrait_concept_knob_moves_the_cue_until_its_meaning_flips() {
 }
 
 #[test]
+fn portrait_cue_reliability_swaps_that_share_of_cues_and_keeps_the_default_bytes() {
+    let opts = |r: Option<f64>| {
+        let mut pairs = vec![
+            ("start", json!(2000)),
+            ("end", json!(2001)),
+            ("rows_per_year", json!(1000)),
+            ("covariate", json!(0.0)),
+            ("label", json!(0.0)),
+            ("concept", json!(0.0)),
+        ];
+        if let Some(r) = r {
+            pairs.push(("cue_reliability", json!(r)));
+        }
+        load("synthetic-portraits", &pairs).unwrap()
+    };
+    // r = 1 spelled out is the default: same identity, same pixels.
+    let (default, one) = (opts(None), opts(Some(1.0)));
+    assert_eq!(default.source, one.source);
+    assert_eq!(pixels(&default), pixels(&one));
+    // The cue's red on the left cheek (class 1's side at concept 0) against the right.
+    let d = opts(Some(0.8));
+    let (p, l) = (pixels(&d), labels(&d));
+    let red = |r: usize, x0: usize| -> f64 {
+        (15..20)
+            .flat_map(|y| (x0..x0 + 5).map(move |x| (y, x)))
+            .map(|(y, x)| px(p, r, 0, y, x) - px(p, r, 1, y, x))
+            .sum()
+    };
+    let swapped = (0..l.len())
+        .filter(|&r| (red(r, 7) > red(r, 19)) != (l[r] == 1))
+        .count() as f64
+        / l.len() as f64;
+    // 2,000 images: the share's standard error is 0.009.
+    assert!((swapped - 0.2).abs() < 0.04, "swapped share {swapped}");
+    let clean = opts(None);
+    let (p0, l0) = (pixels(&clean), labels(&clean));
+    let red0 = |r: usize, x0: usize| -> f64 {
+        (15..20)
+            .flat_map(|y| (x0..x0 + 5).map(move |x| (y, x)))
+            .map(|(y, x)| px(p0, r, 0, y, x) - px(p0, r, 1, y, x))
+            .sum()
+    };
+    assert!((0..l0.len()).all(|r| (red0(r, 7) > red0(r, 19)) == (l0[r] == 1)));
+    let bad = load("synthetic-portraits", &[("cue_reliability", json!(0.4))]);
+    assert!(bad.unwrap_err().to_string().contains("cue_reliability"));
+}
+
+#[test]
 fn portraits_with_every_knob_off_look_alike_every_year() {
     let rows = 500;
     let stats = year_stats(&portraits((1950, 2000), rows, [0.0; 3]), rows);

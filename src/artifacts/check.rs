@@ -106,6 +106,28 @@ pub(super) fn check_run(run: &RunArtifact) -> Result<(), String> {
     if let Some((i, j, v)) = run.grid.filled().find(|(_, _, v)| !v.is_finite()) {
         return Err(format!("cells[{i}][{j}]: {v} is not a finite number"));
     }
+    if let Some(seen) = &run.seen_classes {
+        if seen.k() != k {
+            return Err(format!(
+                "seen_classes: {0}x{0} cells for {k} slices",
+                seen.k()
+            ));
+        }
+        if let Some((i, j, v)) = seen.filled().find(|(_, _, v)| !v.is_finite()) {
+            return Err(format!(
+                "seen_classes[{i}][{j}]: {v} is not a finite number"
+            ));
+        }
+        // Scored on a subset of a cell's rows: never where the cell itself is empty.
+        if let Some((i, j, _)) = seen
+            .filled()
+            .find(|&(i, j, _)| run.grid.get(i, j).is_none())
+        {
+            return Err(format!(
+                "seen_classes[{i}][{j}]: filled where cells[{i}][{j}] is empty"
+            ));
+        }
+    }
     if let Some(health) = &run.health {
         check_health(health, &run.slices).map_err(|m| format!("{HEALTH_JSON}: {m}"))?;
     }

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::record::{CutoffHistory, RunArtifact};
 use crate::eval::{COLLAPSE_RULE, Health};
+use crate::matrix::Grid;
 use crate::metrics::{Direction, Metric};
 use crate::{Error, Result};
 
@@ -52,6 +53,10 @@ pub(super) struct MatrixFile {
     pub(super) direction: Direction,
     pub(super) slices: Vec<String>,
     pub(super) cells: Vec<Vec<Option<f64>>>,
+    /// The cells scored on the classes each cutoff trained on (a preset's
+    /// `seen_classes`); absent otherwise.
+    #[serde(default)]
+    pub(super) seen_classes: Option<Vec<Vec<Option<f64>>>>,
 }
 
 /// The folder of one run under `root`.
@@ -66,14 +71,19 @@ pub(super) fn json_line<T: Serialize>(value: &T) -> String {
 impl RunArtifact {
     pub(super) fn matrix_json(&self) -> String {
         let p = &self.provenance;
-        let rows: Vec<String> = self
-            .grid
-            .rows()
-            .map(|r| format!("    {}", json_line(&r)))
-            .collect();
+        let lines = |grid: &Grid| -> String {
+            let rows: Vec<String> = grid
+                .rows()
+                .map(|r| format!("    {}", json_line(&r)))
+                .collect();
+            rows.join(",\n")
+        };
+        let seen = self.seen_classes.as_ref().map_or_else(String::new, |g| {
+            format!(",\n  \"seen_classes\": [\n{}\n  ]", lines(g))
+        });
         format!(
             "{{\n  \"schema\": {},\n  \"preset\": {},\n  \"model\": {},\n  \"seed\": {},\n  \
-             \"metric\": {},\n  \"direction\": {},\n  \"slices\": {},\n  \"cells\": [\n{}\n  ]\n}}\n",
+             \"metric\": {},\n  \"direction\": {},\n  \"slices\": {},\n  \"cells\": [\n{}\n  ]{}\n}}\n",
             p.schema,
             json_line(&p.preset.name),
             json_line(&p.model),
@@ -81,7 +91,8 @@ impl RunArtifact {
             json_line(&p.metric),
             json_line(&p.metric.direction()),
             json_line(&self.slices),
-            rows.join(",\n"),
+            lines(&self.grid),
+            seen,
         )
     }
 

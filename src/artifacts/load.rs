@@ -72,6 +72,12 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
         serde_json::from_str(&texts[MATRIX_JSON]).map_err(|e| fail(MATRIX_JSON, json_error(&e)))?;
     let grid =
         Grid::from_rows(&matrix.cells).map_err(|e| fail(MATRIX_JSON, format!("cells: {e}")))?;
+    let seen_classes = matrix
+        .seen_classes
+        .as_deref()
+        .map(Grid::from_rows)
+        .transpose()
+        .map_err(|e| fail(MATRIX_JSON, format!("seen_classes: {e}")))?;
     let timing_path = dir.join(TIMING_JSON);
     let timing = match std::fs::read_to_string(&timing_path) {
         Ok(text) => Some(
@@ -120,6 +126,7 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
     let run = RunArtifact {
         slices: matrix.slices.clone(),
         grid,
+        seen_classes,
         provenance,
         timing,
         health,

@@ -190,6 +190,9 @@ pub struct RunArtifact {
     pub slices: Vec<String>,
     /// This seed's cells.
     pub grid: Grid,
+    /// The cells scored on the classes each cutoff trained on (`matrix.json`'s
+    /// `seen_classes`), when the preset asks for them.
+    pub seen_classes: Option<Grid>,
     /// `run.json`.
     pub provenance: RunProvenance,
     /// `timing.json`, when the run recorded one.

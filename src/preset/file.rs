@@ -181,6 +181,8 @@ struct RawPreset {
     seeds: Vec<NonNegativeInt>,
     vary: Option<Vec<String>>,
     metric: Metric,
+    #[serde(default)]
+    seen_classes: bool,
     data: RawData,
     slicing: RawSlicing,
     #[serde(default)]
@@ -325,6 +327,7 @@ impl RawPreset {
             seeds,
             vary,
             metric: self.metric,
+            seen_classes: self.seen_classes,
             models,
         })
     }

@@ -69,6 +69,12 @@ pub struct Preset {
     pub vary: Vec<Varied>,
     /// The metric of every cell.
     pub metric: Metric,
+    /// Also score every cell on the rows whose class the cutoff's training rows contain
+    /// (`matrix.json`'s `seen_classes`): single-label classification whose classes appear
+    /// over time, such as outlets that start tweeting later. Left out of the canonical
+    /// JSON when off, so presets without it keep their hash.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub seen_classes: bool,
     /// The models, in preset order.
     pub models: Vec<ModelSpec>,
 }

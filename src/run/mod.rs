@@ -264,6 +264,7 @@ impl SeedRun<'_> {
         let bar = self.progress_bar(total);
 
         let mut grid = Grid::empty(k);
+        let mut seen_classes = preset.seen_classes.then(|| Grid::empty(k));
         let mut health = Vec::with_capacity(k);
         let mut timing = WallTimes::zero();
         let mut detectors = Vec::with_capacity(k);
@@ -331,6 +332,18 @@ impl SeedRun<'_> {
             for (j, &value) in record.cells.iter().enumerate() {
                 grid.set(i, j, value);
             }
+            if let Some(seen) = seen_classes.as_mut() {
+                let row = record
+                    .seen_classes
+                    .as_ref()
+                    .ok_or_else(|| Error::Artifact {
+                        path: work.join(format!("{label}.json")),
+                        message: "the preset scores seen classes, this record has none".into(),
+                    })?;
+                for (j, &value) in row.iter().enumerate() {
+                    seen.set(i, j, value);
+                }
+            }
             health.push(record.health);
             timing.train += times.train;
             timing.eval += times.eval;
@@ -360,6 +373,7 @@ impl SeedRun<'_> {
         let run = RunArtifact {
             slices: self.plan.timeline.labels(),
             grid,
+            seen_classes,
             provenance,
             timing: Some(WallTimes {
                 host: Some(artifacts::host_kind()),
@@ -632,6 +646,22 @@ impl SeedRun<'_> {
             &self.plan.splits,
             i,
         )?;
+        let seen_classes = self
+            .loaded
+            .preset
+            .seen_classes
+            .then(|| {
+                eval::seen_classes_row(
+                    self.loaded.preset.metric,
+                    &self.data.targets,
+                    &outputs,
+                    &self.loaded.preset.regime,
+                    &self.plan.splits,
+                    i,
+                    &self.loaded.preset.regime.gold_rows(&self.plan.splits, i),
+                )
+            })
+            .transpose()?;
         let id_rows = eval::id_test_rows(&self.loaded.preset.regime, &self.plan.splits, i);
         let health = eval::health(
             &self.data.targets,
@@ -651,6 +681,7 @@ impl SeedRun<'_> {
             id,
             checkpoint_sha256,
             cells,
+            seen_classes,
             health,
         };
         write_atomic(

@@ -21,6 +21,9 @@ pub(super) struct CutoffRecord {
     pub(super) id: CheckpointId,
     pub(super) checkpoint_sha256: String,
     pub(super) cells: Vec<Option<f64>>,
+    /// The row scored on the classes the cutoff trained on, when the preset asks for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) seen_classes: Option<Vec<Option<f64>>>,
     pub(super) health: Health,
 }
 

@@ -13,6 +13,7 @@
 //! | `label` | 1 | 0..=1 | label drift strength `b` |
 //! | `concept` | 1 | 0..=1 | concept drift strength `k` |
 //! | `noise` | 0.08 | 0..=0.5 | base pixel noise `n` (standard deviation) |
+//! | `cue_reliability` | 1 | 0.5..=1 | probability `r` that the cue sits on its class's side |
 //!
 //! # The image
 //!
@@ -23,6 +24,12 @@
 //! classifier on `rx` alone is right about 70% of the time) and, exactly, in where the
 //! cue is centred: at `(cx + 6 g cos t, cy + 7 g sin t)` (image y grows downwards) with
 //! `t = t1(u)` for class 1 and `t1(u) + pi` for class 0.
+//!
+//! With `cue_reliability` `r < 1` the cue sits on the other class's side with probability
+//! `1 - r`, so the classes overlap and no classifier is right much more often than `r`
+//! (the shape adds a little). That takes in-distribution scores off the ceiling and lets
+//! the prior matter: under label drift the Bayes-optimal decision moves only when the
+//! classes overlap. At `r = 1` (the default) the bytes are those of earlier versions.
 //!
 //! # The knobs, as functions of normalised time `u` in `[0, 1]`
 //!
@@ -44,7 +51,8 @@
 //!
 //! Each year's ChaCha20 stream (purpose `drift-synthetic-portraits-v1`, the seed, the
 //! year) gives, per image in order: the class (one `unit`), head jitter `dx`, `dy`, `drx`
-//! (three `unit`s) and one `u64` that seeds the image's SplitMix64 pixel-noise stream.
+//! (three `unit`s), with `r < 1` one more `unit` (the cue is swapped when it is below
+//! `1 - r`), and one `u64` that seeds the image's SplitMix64 pixel-noise stream.
 //! Noise is triangular: each `u64` of SplitMix64 noises four pixels, two bytes `p, q`
 //! each, `(p + q - 255) / 255 * sqrt(6) * sd` (standard deviation `sd`). Values are
 //! clamped to `[0, 1]`. Drawing the noise with SplitMix64 instead of ChaCha20 is what
@@ -84,6 +92,14 @@ pub struct PortraitParams {
     pub concept: f64,
     /// Base pixel noise (standard deviation).
     pub noise: f64,
+    /// Probability that the cue marks the image's own class; left out of the source
+    /// identity at its default 1, so that earlier data keep their hash.
+    #[serde(skip_serializing_if = "is_one")]
+    pub cue_reliability: f64,
+}
+
+fn is_one(x: &f64) -> bool {
+    *x == 1.0
 }
 
 impl PortraitParams {
@@ -95,6 +111,7 @@ impl PortraitParams {
             label: opts.number("label", 1.0, 0.0, 1.0)?,
             concept: opts.number("concept", 1.0, 0.0, 1.0)?,
             noise: opts.number("noise", 0.08, 0.0, 0.5)?,
+            cue_reliability: opts.number("cue_reliability", 1.0, 0.5, 1.0)?,
         })
     }
 
@@ -123,7 +140,10 @@ impl PortraitParams {
                 let label = unit(&mut rng) < style.prior;
                 let jitter =
                     [unit(&mut rng), unit(&mut rng), unit(&mut rng)].map(|x| 2.0 * x - 1.0);
-                style.draw(image, label, jitter, rng.next_u64());
+                // Drawn only when it can matter, so that `r = 1` keeps the old stream.
+                let swapped =
+                    self.cue_reliability < 1.0 && unit(&mut rng) < 1.0 - self.cue_reliability;
+                style.draw(image, label, label != swapped, jitter, rng.next_u64());
                 labels.push(u32::from(label));
             }
         }
@@ -188,8 +208,9 @@ impl Style {
         }
     }
 
-    /// Draws one image; `jitter` holds three draws in `[-1, 1)`.
-    fn draw(&self, image: &mut [f32], label: bool, jitter: [f64; 3], noise_seed: u64) {
+    /// Draws one image of class `label` with the cue of class `cue`; `jitter` holds three
+    /// draws in `[-1, 1)`.
+    fn draw(&self, image: &mut [f32], label: bool, cue: bool, jitter: [f64; 3], noise_seed: u64) {
         let g = self.scale;
         let cx = 16.0 + jitter[0] as f32;
         let cy = 17.0 + jitter[1] as f32;
@@ -219,7 +240,7 @@ impl Style {
         rect(image, cx - ex - 1.0, ey - 1.0, 2, 2, self.eyes);
         rect(image, cx + ex - 1.0, ey - 1.0, 2, 2, self.eyes);
         rect(image, cx - 2.0, cy + 0.45 * ry - 0.5, 4, 1, self.mouth);
-        let (ox, oy) = self.cue_offset[usize::from(label)];
+        let (ox, oy) = self.cue_offset[usize::from(cue)];
         rect(image, cx + g * ox - 1.5, cy + g * oy - 1.5, 3, 3, self.cue);
         self.add_noise(image, noise_seed);
     }
