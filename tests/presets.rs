@@ -283,8 +283,8 @@ fn unknown_fields_name_their_table() {
             "metric = \"accuracy\"\nmetrics = []\n"
         )),
         "metrics: unknown field `metrics`, expected one of `schema`, `name`, \
-         `description`, `seeds`, `vary`, `metric`, `data`, `slicing`, `split`, `regime`, \
-         `train`, `models`"
+         `description`, `seeds`, `vary`, `metric`, `seen_classes`, `data`, `slicing`, \
+         `split`, `regime`, `train`, `models`"
     );
 }
 
