@@ -31,19 +31,7 @@ pub fn load_run(dir: &Path) -> Result<RunArtifact> {
         });
     }
     let recorded = Sums::read(&sums_path)?;
-    // Optional files: health.json (schema 2 on), detectors.json (runs with detectors).
-    let mut expected: Vec<&str> = Vec::new();
-    if recorded.get(DETECTORS_JSON).is_some() {
-        expected.push(DETECTORS_JSON);
-    }
-    if recorded.get(HEALTH_JSON).is_some() {
-        expected.push(HEALTH_JSON);
-    }
-    if recorded.get(HISTORY_JSON).is_some() {
-        expected.push(HISTORY_JSON);
-    }
-    expected.extend([MATRIX_CSV, MATRIX_JSON, RUN_JSON]);
-    let expected = expected.as_slice();
+    let expected = &expected_files(&recorded)[..];
     if recorded.paths().ne(expected.iter().copied()) {
         return Err(fail(
             SUMS,
@@ -345,6 +333,19 @@ impl ModelRuns {
             .and_then(|(_, h)| h.as_ref())
             .is_some_and(|h| h[cutoff].collapsed)
     }
+}
+
+/// The files a run's `SHA256SUMS` must list, in its order: the optional ones it lists
+/// (detectors.json for runs with detectors, health.json from schema 2 on, history.json),
+/// then the three every run has.
+fn expected_files(recorded: &Sums) -> Vec<&'static str> {
+    let optional = [DETECTORS_JSON, HEALTH_JSON, HISTORY_JSON];
+    let mut expected: Vec<&str> = optional
+        .into_iter()
+        .filter(|name| recorded.get(name).is_some())
+        .collect();
+    expected.extend([MATRIX_CSV, MATRIX_JSON, RUN_JSON]);
+    expected
 }
 
 /// Loads every run under `root` and combines seeds per (preset, model); the seeds of one

@@ -31,7 +31,6 @@
 //! while a process writes there, so two runs cannot write the same folder; holding it, a
 //! run first removes the temporary files of atomic writes a killed run left behind.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -55,10 +54,12 @@ use crate::train::{self, DataTensors, Epoch, TrainJob, loss::LossFn};
 use crate::{Error, Result};
 
 mod record;
+mod score;
 mod setup;
 
 use record::{CutoffRecord, read_record, read_timing};
 pub use record::{read_history, scored_row, write_history};
+use score::lock;
 pub use setup::model_config;
 use setup::{backbone, check_models};
 
@@ -629,47 +630,7 @@ impl SeedRun<'_> {
         let train_seconds = started.elapsed().as_secs_f64();
 
         let started = Instant::now();
-        let all_rows = self.all_rows();
-        let outputs = eval::predict(
-            built.model.as_ref(),
-            self.tensors,
-            self.data.rows(),
-            &all_rows,
-            EVAL_BATCH,
-            self.device,
-        )?;
-        let cells = eval::matrix_row(
-            self.loaded.preset.metric,
-            &self.data.targets,
-            &outputs,
-            &self.loaded.preset.regime,
-            &self.plan.splits,
-            i,
-        )?;
-        let seen_classes = self
-            .loaded
-            .preset
-            .seen_classes
-            .then(|| {
-                eval::seen_classes_row(
-                    self.loaded.preset.metric,
-                    &self.data.targets,
-                    &outputs,
-                    &self.loaded.preset.regime,
-                    &self.plan.splits,
-                    i,
-                    &self.loaded.preset.regime.gold_rows(&self.plan.splits, i),
-                )
-            })
-            .transpose()?;
-        let id_rows = eval::id_test_rows(&self.loaded.preset.regime, &self.plan.splits, i);
-        let health = eval::health(
-            &self.data.targets,
-            &outputs,
-            &id_rows,
-            label,
-            Some(final_loss),
-        );
+        let (outputs, scored) = self.score(built.model.as_ref(), i, label, final_loss)?;
         let times = WallTimes {
             train: train_seconds,
             eval: started.elapsed().as_secs_f64(),
@@ -680,9 +641,9 @@ impl SeedRun<'_> {
         let record = CutoffRecord {
             id,
             checkpoint_sha256,
-            cells,
-            seen_classes,
-            health,
+            cells: scored.cells,
+            seen_classes: scored.seen_classes,
+            health: scored.health,
         };
         write_atomic(
             &timing_path,
@@ -699,16 +660,4 @@ impl SeedRun<'_> {
             epochs: history,
         })
     }
-}
-
-/// Takes the run folder's lock, or says who holds it.
-fn lock(dir: &Path) -> Result<File> {
-    let path = dir.join(".lock");
-    crate::files::lock_exclusive(&path, || {
-        format!(
-            "{}: another drift process is writing this run folder (it holds {})",
-            dir.display(),
-            path.display()
-        )
-    })
 }
