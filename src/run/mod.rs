@@ -630,7 +630,16 @@ impl SeedRun<'_> {
         let train_seconds = started.elapsed().as_secs_f64();
 
         let started = Instant::now();
-        let (outputs, scored) = self.score(built.model.as_ref(), i, label, final_loss)?;
+        let scorer = score::Scorer {
+            preset: &self.loaded.preset,
+            data: self.data,
+            tensors: self.tensors,
+            splits: &self.plan.splits,
+            device: self.device,
+        };
+        let rows = self.all_rows();
+        let (outputs, scored) =
+            scorer.score(built.model.as_ref(), &rows, (i, label), final_loss)?;
         let times = WallTimes {
             train: train_seconds,
             eval: started.elapsed().as_secs_f64(),

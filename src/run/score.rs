@@ -5,10 +5,13 @@
 use std::fs::File;
 use std::path::Path;
 
-use super::SeedRun;
 use crate::Result;
+use crate::data::Dataset;
 use crate::eval::{self, EVAL_BATCH, Health, Outputs};
 use crate::models::Model;
+use crate::preset::Preset;
+use crate::slices::SliceSplit;
+use crate::train::DataTensors;
 
 /// What scoring a cutoff's checkpoint gives, for its record.
 pub(super) struct CutoffScores {
@@ -17,23 +20,32 @@ pub(super) struct CutoffScores {
     pub(super) health: Health,
 }
 
-impl SeedRun<'_> {
-    /// Runs `model`, cutoff `i`'s checkpoint (trained to `final_loss`), over every row and
-    /// scores it.
+/// What scoring reads: the preset, its data and their tensors, the slices' splits and
+/// the device.
+pub(super) struct Scorer<'a> {
+    pub(super) preset: &'a Preset,
+    pub(super) data: &'a Dataset,
+    pub(super) tensors: &'a DataTensors<'a>,
+    pub(super) splits: &'a [SliceSplit],
+    pub(super) device: tch::Device,
+}
+
+impl Scorer<'_> {
+    /// Runs `model`, cutoff `i`'s checkpoint (trained to `final_loss`), over `rows` (every
+    /// row a cell reads) and scores it.
     pub(super) fn score(
         &self,
         model: &dyn Model,
-        i: usize,
-        label: &str,
+        rows: &[usize],
+        (i, label): (usize, &str),
         final_loss: f64,
     ) -> Result<(Outputs, CutoffScores)> {
-        let preset = &self.loaded.preset;
-        let splits = &self.plan.splits;
+        let (preset, splits) = (self.preset, self.splits);
         let outputs = eval::predict(
             model,
             self.tensors,
             self.data.rows(),
-            &self.all_rows(),
+            rows,
             EVAL_BATCH,
             self.device,
         )?;
