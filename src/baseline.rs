@@ -163,9 +163,7 @@ pub fn baseline_run(
             &plan.splits,
             i,
         )?;
-        for (j, value) in cells.into_iter().enumerate() {
-            grid.set(i, j, value);
-        }
+        grid.set_row(i, &cells);
         if let Some(seen) = seen_classes.as_mut() {
             let cells = eval::seen_classes_row(
                 preset.metric,
@@ -176,9 +174,7 @@ pub fn baseline_run(
                 i,
                 &training,
             )?;
-            for (j, value) in cells.into_iter().enumerate() {
-                seen.set(i, j, value);
-            }
+            seen.set_row(i, &cells);
         }
         let id_rows = eval::id_test_rows(&preset.regime, &plan.splits, i);
         health.push(eval::health(

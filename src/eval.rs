@@ -324,14 +324,26 @@ pub fn matrix_row(
     splits: &[SliceSplit],
     cutoff: usize,
 ) -> Result<Vec<Option<f64>>> {
+    row_where(metric, targets, outputs, (regime, splits, cutoff), |_| true)
+}
+
+/// Row `cutoff` scored, cell by cell, on the rows of each cell (the regime's ID/OOD rule)
+/// that `keep` keeps; a cell left without rows is empty, as the metrics say.
+fn row_where(
+    metric: Metric,
+    targets: &Targets,
+    outputs: &Outputs,
+    (regime, splits, cutoff): (&Regime, &[SliceSplit], usize),
+    keep: impl Fn(usize) -> bool,
+) -> Result<Vec<Option<f64>>> {
     (0..splits.len())
         .map(|j| {
-            score(
-                metric,
-                targets,
-                outputs,
-                &regime.eval_rows(splits, cutoff, j),
-            )
+            let rows: Vec<usize> = regime
+                .eval_rows(splits, cutoff, j)
+                .into_iter()
+                .filter(|&r| keep(r))
+                .collect();
+            score(metric, targets, outputs, &rows)
         })
         .collect()
 }
@@ -359,20 +371,9 @@ pub fn seen_classes_row(
     for &r in training_rows {
         seen[labels[r] as usize] = true;
     }
-    (0..splits.len())
-        .map(|j| {
-            let rows: Vec<usize> = regime
-                .eval_rows(splits, cutoff, j)
-                .into_iter()
-                .filter(|&r| seen[labels[r] as usize])
-                .collect();
-            if rows.is_empty() {
-                Ok(None)
-            } else {
-                score(metric, targets, outputs, &rows)
-            }
-        })
-        .collect()
+    row_where(metric, targets, outputs, (regime, splits, cutoff), |r| {
+        seen[labels[r] as usize]
+    })
 }
 
 /// Runs `model` over `rows` in no-grad batches of `batch` rows, in evaluation mode.

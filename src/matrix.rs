@@ -56,6 +56,13 @@ impl Grid {
         self.cells[i * self.k + j] = value;
     }
 
+    /// Sets row `i` to `row`'s cells, from the first column on.
+    pub fn set_row(&mut self, i: usize, row: &[Option<f64>]) {
+        for (j, &value) in row.iter().enumerate() {
+            self.set(i, j, value);
+        }
+    }
+
     /// The rows, each K cells.
     pub fn rows(&self) -> impl Iterator<Item = &[Option<f64>]> {
         self.cells.chunks(self.k.max(1))

@@ -5,6 +5,18 @@ use drift::data::Targets;
 use drift::eval::{Outputs, matrix_row, score, seen_classes_row};
 use drift::slices::{Regime, SliceSplit};
 
+/// Unstratified splits, one per slice, from each slice's (train, test) rows.
+fn splits(parts: &[(&[usize], &[usize])]) -> Vec<SliceSplit> {
+    parts
+        .iter()
+        .map(|(train, test)| SliceSplit {
+            train: train.to_vec(),
+            test: test.to_vec(),
+            stratified: false,
+        })
+        .collect()
+}
+
 fn outputs(width: usize, rows: &[&[f32]]) -> Outputs {
     Outputs {
         width,
@@ -99,18 +111,7 @@ fn a_matrix_row_follows_the_id_ood_rule() {
     };
     // The model always says class 1.
     let out = outputs(2, &[&[0.0f32, 1.0][..]; 6]);
-    let splits = [
-        SliceSplit {
-            train: vec![0, 1],
-            test: vec![2],
-            stratified: false,
-        },
-        SliceSplit {
-            train: vec![3, 4],
-            test: vec![5],
-            stratified: false,
-        },
-    ];
+    let splits = splits(&[(&[0, 1], &[2]), (&[3, 4], &[5])]);
     // Cutoff 0 trained on slice 0: its test part (row 2, correct); slice 1 whole (2 of 3).
     let row = matrix_row(
         Metric::Accuracy,
@@ -134,18 +135,7 @@ fn seen_classes_cells_leave_out_the_classes_training_never_saw() {
     let zero = &[1.0f32, 0.0, 0.0][..];
     let one = &[0.0f32, 1.0, 0.0][..];
     let out = outputs(3, &[zero, one, zero, zero, one, one, zero]);
-    let splits = [
-        SliceSplit {
-            train: vec![0, 1],
-            test: vec![2],
-            stratified: false,
-        },
-        SliceSplit {
-            train: vec![3, 4],
-            test: vec![5, 6],
-            stratified: false,
-        },
-    ];
+    let splits = splits(&[(&[0, 1], &[2]), (&[3, 4], &[5, 6])]);
     let regime = Regime::Cumulative;
     let all = matrix_row(Metric::Accuracy, &targets, &out, &regime, &splits, 0).unwrap();
     // Slice 1 whole: rows 3..6, right on 4 and 6 only.

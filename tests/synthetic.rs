@@ -364,30 +364,29 @@ fn portrait_cue_reliability_swaps_that_share_of_cues_and_keeps_the_default_bytes
     let (default, one) = (opts(None), opts(Some(1.0)));
     assert_eq!(default.source, one.source);
     assert_eq!(pixels(&default), pixels(&one));
-    // The cue's red on the left cheek (class 1's side at concept 0) against the right.
-    let d = opts(Some(0.8));
-    let (p, l) = (pixels(&d), labels(&d));
-    let red = |r: usize, x0: usize| -> f64 {
-        (15..20)
-            .flat_map(|y| (x0..x0 + 5).map(move |x| (y, x)))
-            .map(|(y, x)| px(p, r, 0, y, x) - px(p, r, 1, y, x))
-            .sum()
+    // Whether image `r`'s cue is on the left cheek (class 1's side at concept 0): more red
+    // there than on the right.
+    let cue_left = |d: &Dataset, r: usize| -> bool {
+        let p = pixels(d);
+        let red = |x0: usize| -> f64 {
+            (15..20)
+                .flat_map(|y| (x0..x0 + 5).map(move |x| (y, x)))
+                .map(|(y, x)| px(p, r, 0, y, x) - px(p, r, 1, y, x))
+                .sum()
+        };
+        red(7) > red(19)
     };
+    let d = opts(Some(0.8));
+    let l = labels(&d);
     let swapped = (0..l.len())
-        .filter(|&r| (red(r, 7) > red(r, 19)) != (l[r] == 1))
+        .filter(|&r| cue_left(&d, r) != (l[r] == 1))
         .count() as f64
         / l.len() as f64;
     // 2,000 images: the share's standard error is 0.009.
     assert!((swapped - 0.2).abs() < 0.04, "swapped share {swapped}");
     let clean = opts(None);
-    let (p0, l0) = (pixels(&clean), labels(&clean));
-    let red0 = |r: usize, x0: usize| -> f64 {
-        (15..20)
-            .flat_map(|y| (x0..x0 + 5).map(move |x| (y, x)))
-            .map(|(y, x)| px(p0, r, 0, y, x) - px(p0, r, 1, y, x))
-            .sum()
-    };
-    assert!((0..l0.len()).all(|r| (red0(r, 7) > red0(r, 19)) == (l0[r] == 1)));
+    let l0 = labels(&clean);
+    assert!((0..l0.len()).all(|r| cue_left(&clean, r) == (l0[r] == 1)));
     let bad = load("synthetic-portraits", &[("cue_reliability", json!(0.4))]);
     assert!(bad.unwrap_err().to_string().contains("cue_reliability"));
 }

@@ -330,9 +330,7 @@ impl SeedRun<'_> {
                 detectors.push(self.detectors(&work, i, &record, outputs)?);
                 detector_seconds += started.elapsed().as_secs_f64();
             }
-            for (j, &value) in record.cells.iter().enumerate() {
-                grid.set(i, j, value);
-            }
+            grid.set_row(i, &record.cells);
             if let Some(seen) = seen_classes.as_mut() {
                 let row = record
                     .seen_classes
@@ -341,9 +339,7 @@ impl SeedRun<'_> {
                         path: work.join(format!("{label}.json")),
                         message: "the preset scores seen classes, this record has none".into(),
                     })?;
-                for (j, &value) in row.iter().enumerate() {
-                    seen.set(i, j, value);
-                }
+                seen.set_row(i, row);
             }
             health.push(record.health);
             timing.train += times.train;
