@@ -1,5 +1,6 @@
 """Reference values for the tests that decide the paper's claims (src/analysis/t_test.rs):
-Welch's t-test and the one-sample t-test from scipy, Holm's adjustment from statsmodels.
+Welch's t-test, the one-sample t-test and Spearman's rank correlation with its p-value from
+scipy, Holm's adjustment from statsmodels.
 
 Run through scripts/make-fixtures (the pinned `fixtures` set of scripts/pins); writes
 t_test.json into the directory given as the only argument. Deterministic: one seeded
@@ -17,7 +18,7 @@ import sys
 import numpy as np
 import scipy
 import statsmodels
-from scipy.stats import ttest_1samp, ttest_ind
+from scipy.stats import spearmanr, ttest_1samp, ttest_ind
 from statsmodels.stats.multitest import multipletests
 
 SEED = 0x7E57
@@ -83,6 +84,26 @@ def holm_cases(rng):
     return cases
 
 
+def spearman_cases(rng):
+    """Pairs of run values (an ID and a decay per run): 5 to 120 runs, from no relation to
+    a strong one of either sign, some rounded to two decimals so that ties take average
+    ranks; constant sides, where scipy returns NaN, are left out."""
+    cases = []
+    for n in [5, 6, 10, 20, 45, 90, 120]:
+        for _ in range(6):
+            x = rng.uniform(0.5, 1.0, n)
+            slope = rng.choice([-1.0, -0.2, 0.0, 0.2, 1.0])
+            y = slope * x + rng.normal(0, 10 ** rng.uniform(-2, 0), n)
+            if rng.random() < 0.5:
+                x, y = np.round(x, 2), np.round(y, 2)
+            if np.std(x) == 0 or np.std(y) == 0:
+                continue
+            r = spearmanr(x, y)
+            cases.append({"a": [float(v) for v in x], "b": [float(v) for v in y],
+                          "rho": float(r.statistic), "p": float(r.pvalue)})
+    return cases
+
+
 def main():
     out_dir = sys.argv[1]
     rng = np.random.default_rng(SEED)
@@ -91,13 +112,15 @@ def main():
         "welch": welch_cases(rng),
         "one_sample": one_sample_cases(rng),
         "holm": holm_cases(rng),
+        # Drawn last, so that the cases above keep their bytes.
+        "spearman": spearman_cases(rng),
     }
     with open(os.path.join(out_dir, "t_test.json"), "w", encoding="utf-8",
               newline="\n") as f:
         json.dump(fixture, f, indent=None, separators=(",", ":"), sort_keys=True,
                   allow_nan=False)
         f.write("\n")
-    for key in ["welch", "one_sample", "holm"]:
+    for key in ["welch", "one_sample", "holm", "spearman"]:
         print(f"t_test.json {key:<10} {len(fixture[key])} cases")
 
 

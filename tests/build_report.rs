@@ -9,6 +9,8 @@ use std::process::{Command, Output};
 
 use drift::artifacts::{CodeVersion, PresetRef, RunArtifact, RunProvenance, WallTimes, write_run};
 use drift::data::DataSource;
+use drift::report::study::LoadedStudy;
+use drift::report::sweep::sweep;
 use drift::saliency::SaliencyMap;
 
 use crate::support::TINY_PRESET;
@@ -224,6 +226,8 @@ fn a_build_verifies_and_a_second_run_changes_no_byte() {
         "report/build/tables/tiny-roster.csv",
         "report/build/paper.typ",
         "report/build/paper.pdf",
+        "report/build/supplement.typ",
+        "report/build/supplement.pdf",
         "checksums/SHA256SUMS",
         "checksums/inputs.json",
     ] {
@@ -234,10 +238,17 @@ fn a_build_verifies_and_a_second_run_changes_no_byte() {
     // The paper quotes the analyses: the cohort's ID score of this study.
     let source = String::from_utf8(first[&root.join("report/build/paper.typ")].clone()).unwrap();
     assert!(source.contains("the in-distribution score is"), "{source}");
+    // The per-model figures are the supplement's, which attaches the same proof.
+    let supplement =
+        String::from_utf8(first[&root.join("report/build/supplement.typ")].clone()).unwrap();
     assert!(
-        source.contains("An all-dark map") && source.contains("cnn_s through 2001, on 2004"),
-        "{source}"
+        supplement.contains("An all-dark map")
+            && supplement.contains("cnn_s through 2001, on 2004"),
+        "{supplement}"
     );
+    assert!(!source.contains("An all-dark map"), "{source}");
+    assert!(supplement.contains("#pdf.attach(\"/report/build/proof/SHA256SUMS\""));
+    assert!(first[&root.join("report/build/supplement.pdf")].starts_with(b"%PDF"));
     let o = build(root, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
@@ -823,5 +834,137 @@ fn a_verdict_against_a_seed_paper_needs_data_of_its_kind() {
         stderr(&o).contains("claim \"cnn-learns\": seed_data \"arXiv\" has no kind in [kinds]"),
         "{}",
         stderr(&o)
+    );
+}
+
+/// The tiny preset on the synthetic portraits, named `name`, with `knobs` set and every
+/// other drift knob at 0 (the generator's default is 1).
+fn portraits_preset(name: &str, knobs: &[(&str, f64)]) -> String {
+    let mut options = String::from("\n[data.options]\n");
+    for knob in ["covariate", "label", "concept"] {
+        let v = knobs
+            .iter()
+            .find(|(k, _)| *k == knob)
+            .map_or(0.0, |(_, v)| *v);
+        options.push_str(&format!("{knob} = {v}\n"));
+    }
+    TINY_PRESET
+        .replace("name = \"tiny\"", &format!("name = \"{name}\""))
+        .replace(
+            "source = \"toy-images\"\n",
+            &format!("source = \"synthetic-portraits\"\n{options}"),
+        )
+}
+
+/// Writes `presets/<name>.toml` and its two models' two seeds; returns the studies as
+/// `report/studies.toml` would list them, all in group `sweep`.
+fn sweep_studies(root: &Path, presets: &[(&str, &[(&str, f64)])]) -> Vec<LoadedStudy> {
+    fs::create_dir_all(root.join("presets")).unwrap();
+    let mut toml = String::new();
+    for (name, knobs) in presets {
+        let text = portraits_preset(name, knobs);
+        fs::write(root.join(format!("presets/{name}.toml")), &text).unwrap();
+        for (m, model) in ["cnn_s", "mlp_s"].into_iter().enumerate() {
+            for seed in [0u64, 1] {
+                write_tiny_run(root, name, &text, model, seed, 0.02 * m as f64);
+            }
+        }
+        toml.push_str(&format!(
+            "[[studies]]\nname = \"{name}\"\ntitle = \"{name}\"\npresets = [\"{name}\"]\ngroup = \"sweep\"\n"
+        ));
+    }
+    fs::write(root.join("studies.toml"), toml).unwrap();
+    let specs = drift::report::study::read_specs(&root.join("studies.toml")).unwrap();
+    drift::report::study::load(root, "results", &specs).unwrap()
+}
+
+/// A group of single-knob portrait studies with a no-drift one is a sweep: one curve per
+/// model and kind, from the no-drift study up in strength, each point the seeds' ID and
+/// row-matched decay; a study with two knobs makes the group no sweep, two no-drift
+/// studies are an error.
+#[test]
+fn a_sweep_group_reads_each_kind_against_strength() {
+    let dir = tempfile::tempdir().unwrap();
+    let studies = sweep_studies(
+        dir.path(),
+        &[
+            ("s-none", &[]),
+            ("s-concept-100", &[("concept", 1.0)]),
+            ("s-concept-50", &[("concept", 0.5), ("label", 0.0)]),
+            ("s-label-100", &[("label", 1.0)]),
+        ],
+    );
+    let s = sweep(&studies, "sweep").unwrap().expect("a sweep");
+    assert_eq!(s.none, "s-none");
+    assert_eq!(s.models, ["cnn_s", "mlp_s"]);
+    assert_eq!(s.strengths, [0.5, 1.0]);
+    let kinds: Vec<(&str, &str)> = s
+        .curves
+        .iter()
+        .map(|c| (c.model.as_str(), c.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("cnn_s", "label"),
+            ("cnn_s", "concept"),
+            ("mlp_s", "label"),
+            ("mlp_s", "concept")
+        ]
+    );
+    let concept = s.curve("cnn_s", "concept").unwrap();
+    let along: Vec<(f64, &str)> = concept
+        .points
+        .iter()
+        .map(|p| (p.strength, p.study.as_str()))
+        .collect();
+    assert_eq!(
+        along,
+        [
+            (0.0, "s-none"),
+            (0.5, "s-concept-50"),
+            (1.0, "s-concept-100")
+        ]
+    );
+    // write_tiny_run: 0.9 less 0.05 a slice of lag, seed 1 0.01 above seed 0, cells (0, 3)
+    // and (1, 2) empty: row-matched decay (0.075 + 0.1 + 0.05) / 3 on both seeds; ID 0.90
+    // and 0.91 for cnn_s, 0.02 less for mlp_s.
+    let p = &concept.points[2];
+    assert!((p.decay.mean - 0.075).abs() < 1e-12, "{:?}", p.decay);
+    assert_eq!((p.decay.seeds, p.id.seeds), (2, 2));
+    assert!(
+        (p.id.min - 0.90).abs() < 1e-12 && (p.id.max - 0.91).abs() < 1e-12,
+        "{:?}",
+        p.id
+    );
+    let mlp = &s.curve("mlp_s", "label").unwrap().points[1];
+    assert!((mlp.id.mean - 0.885).abs() < 1e-12, "{:?}", mlp.id);
+    assert_eq!(sweep(&studies, "no such group").unwrap(), None);
+
+    // Two knobs at once: not a single-knob study, so no sweep.
+    let dir = tempfile::tempdir().unwrap();
+    let mixed = sweep_studies(
+        dir.path(),
+        &[
+            ("s-none", &[]),
+            ("s-both", &[("concept", 1.0), ("covariate", 0.5)]),
+        ],
+    );
+    assert_eq!(sweep(&mixed, "sweep").unwrap(), None);
+
+    // Two no-drift studies: which one is strength 0 is ambiguous.
+    let dir = tempfile::tempdir().unwrap();
+    let twice = sweep_studies(
+        dir.path(),
+        &[
+            ("s-none", &[]),
+            ("s-zero", &[("concept", 0.0)]),
+            ("s-concept", &[("concept", 1.0)]),
+        ],
+    );
+    let err = sweep(&twice, "sweep").unwrap_err().to_string();
+    assert!(
+        err.contains("s-none and s-zero both set no drift knob"),
+        "{err}"
     );
 }

@@ -1,8 +1,9 @@
 //! The tests that decide the paper's claims against their peers: Welch's and the
-//! one-sample t-test against scipy 1.17.1, Holm's adjustment against statsmodels 0.15.0
-//! (tests/fixtures/t_test.json, made by `scripts/make-fixtures`), all to 1e-12.
+//! one-sample t-test and Spearman's correlation against scipy 1.17.1, Holm's adjustment
+//! against statsmodels 0.15.0 (tests/fixtures/t_test.json, made by
+//! `scripts/make-fixtures`), all to 1e-12.
 
-use drift::analysis::t_test::{holm, one_sample, welch};
+use drift::analysis::t_test::{holm, one_sample, spearman, welch};
 
 use crate::support::floats;
 
@@ -59,4 +60,32 @@ fn holm_matches_statsmodels() {
             close(*g, w, 1e-12, &format!("holm case {n} p[{i}]"));
         }
     }
+}
+
+#[test]
+fn spearman_matches_scipy() {
+    let fixture = crate::support::fixture("t_test.json");
+    let cases = fixture["spearman"].as_array().unwrap();
+    assert!(cases.len() > 30);
+    // The cases hold ties (values rounded to two decimals), which take average ranks.
+    let tied = cases.iter().any(|c| {
+        let a = floats(&c["a"]);
+        (1..a.len()).any(|i| a[..i].contains(&a[i]))
+    });
+    assert!(tied, "the fixture exercises ties");
+    for (n, c) in cases.iter().enumerate() {
+        let t = spearman(&floats(&c["a"]), &floats(&c["b"])).unwrap();
+        close(
+            t.difference,
+            c["rho"].as_f64().unwrap(),
+            1e-12,
+            &format!("case {n} rho"),
+        );
+        close(t.p, c["p"].as_f64().unwrap(), 1e-12, &format!("case {n} p"));
+    }
+    assert!(spearman(&[0.1, 0.2], &[0.3, 0.4]).is_none(), "two points");
+    assert!(
+        spearman(&[0.1, 0.1, 0.1], &[0.3, 0.4, 0.5]).is_none(),
+        "a constant side"
+    );
 }

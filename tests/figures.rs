@@ -581,3 +581,69 @@ fn a_training_history_has_one_line_per_cutoff_in_each_panel() {
         .collect();
     assert!(training_history(&empty).is_err());
 }
+
+#[test]
+fn strength_curves_draw_a_bar_per_point_and_a_marker_per_kind() {
+    use drift::report::figures::{StrengthLine, StrengthPanel, StrengthPoint, strength_curves};
+    let line = |label: &str, slope: f64| StrengthLine {
+        label: label.into(),
+        points: [0.0, 0.25, 0.5, 1.0]
+            .iter()
+            .map(|&s| StrengthPoint {
+                strength: s,
+                mean: slope * s,
+                min: slope * s - 1.0,
+                max: slope * s + 1.5,
+            })
+            .collect(),
+    };
+    let panel = |title: &str| StrengthPanel {
+        title: title.into(),
+        lines: vec![
+            line("covariate drift", 4.0),
+            line("label drift", -0.5),
+            line("concept drift", 20.0),
+        ],
+    };
+    let panels = [panel("mlp_s"), panel("cnn_s")];
+    let svg = strength_curves(&panels, "row-matched decay, balanced accuracy ×100").unwrap();
+    dump("strength", &svg);
+    assert_balanced(&svg);
+    for text in [
+        "mlp_s",
+        "cnn_s",
+        "covariate drift",
+        "label drift",
+        "concept drift",
+        "drift strength",
+    ] {
+        assert!(svg.contains(&format!(">\n{text}\n</text>")), "{text}");
+    }
+    // One marker per point and one in the legend for each kind: circles (the first kind),
+    // squares (the second) and triangles (the third).
+    assert_eq!(count(&svg, "<circle"), 2 * 4 + 1);
+    assert_eq!(count(&svg, "<polygon"), 2 * 4 + 1);
+    assert_eq!(
+        svg,
+        strength_curves(&panels, "row-matched decay, balanced accuracy ×100").unwrap()
+    );
+    let smallest = drift::report::figures::smallest_text_pt(&svg).unwrap();
+    assert!(
+        smallest >= drift::report::figures::MIN_TEXT_PT,
+        "{smallest}"
+    );
+    // Nothing above strength 0 is no sweep.
+    let flat = StrengthPanel {
+        title: "x".into(),
+        lines: vec![StrengthLine {
+            label: "none".into(),
+            points: vec![StrengthPoint {
+                strength: 0.0,
+                mean: 0.0,
+                min: 0.0,
+                max: 0.0,
+            }],
+        }],
+    };
+    assert!(strength_curves(&[flat], "decay").is_err());
+}

@@ -116,6 +116,17 @@ fn an_intact_paper_verifies_alone_and_against_its_checkout() {
     let manifest = fs::read_to_string(root.join("checksums/SHA256SUMS")).unwrap();
     assert!(manifest.contains("  report/build/proof/provenance.json\n"));
     assert!(!sums.contains("report/build/paper.") && !sums.contains("report/build/proof/"));
+    assert!(!sums.contains("report/build/supplement."));
+    // The supplement attaches the same proof and is checked the same way, its bytes
+    // against its own line of checksums/.
+    let supplement = root.join("report/build/supplement.pdf");
+    let (ok, out) = verify(&supplement, Some(root));
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("the PDF's bytes are the ones the checkout's checksums/ lists for report/build/supplement.pdf"),
+        "{out}"
+    );
+    assert!(out.contains(&printed), "{out}");
 }
 
 #[test]

@@ -1,8 +1,10 @@
 //! The tests the claims are decided by: Welch's two-sample t-test and the one-sample
-//! t-test on per-seed values, two-sided, and Holm's step-down adjustment of a family of
-//! p-values. `src/report/claims/mod.rs` says why these tests fit seed values; the p-values
-//! agree with scipy's `ttest_ind(equal_var=False)` and `ttest_1samp`, and the adjusted
-//! ones with statsmodels' `multipletests(method="holm")` (tests/fixtures/t_test.json).
+//! t-test on per-seed values, two-sided, Spearman's rank correlation of paired run values
+//! with its t-test, and Holm's step-down adjustment of a family of p-values.
+//! `src/report/claims/mod.rs` says why these tests fit seed values; the p-values agree
+//! with scipy's `ttest_ind(equal_var=False)`, `ttest_1samp` and `spearmanr`, and the
+//! adjusted ones with statsmodels' `multipletests(method="holm")`
+//! (tests/fixtures/t_test.json).
 
 use serde::Serialize;
 
@@ -46,6 +48,23 @@ pub fn one_sample(a: &[f64], mu: f64) -> Option<TTest> {
     let (m, v) = mean_and_var(a)?;
     let n = a.len() as f64;
     Some(test(m - mu, (v / n).sqrt(), n - 1.0))
+}
+
+/// Spearman's rank correlation of the pairs `(a[i], b[i])` and its two-sided test of no
+/// correlation, as scipy's `spearmanr` computes them: rho is the Pearson correlation of
+/// the average ranks ([`crate::analysis::backtest::spearman`]), and
+/// `t = rho * sqrt((n - 2) / ((1 + rho)(1 - rho)))` on `n - 2` degrees of freedom.
+/// `difference` holds rho. `None` under 3 pairs or when a side is constant.
+pub fn spearman(a: &[f64], b: &[f64]) -> Option<TTest> {
+    let rho = crate::analysis::backtest::spearman(a, b)?;
+    let df = (a.len() - 2) as f64;
+    let t = rho * (df / ((rho + 1.0) * (1.0 - rho))).max(0.0).sqrt();
+    Some(TTest {
+        difference: rho,
+        t,
+        df,
+        p: two_sided_p(t, df),
+    })
 }
 
 /// The mean and the sample variance (ddof 1) as scipy computes them: numpy's mean, and

@@ -20,6 +20,13 @@ pub const PAPER_TEMPLATE: &str = "report/paper.typ";
 pub const PAPER_SOURCE: &str = "report/build/paper.typ";
 /// The PDF.
 pub const PAPER_PDF: &str = "report/build/paper.pdf";
+/// The supplement's template (every study's per-model figures and tables), filled from
+/// the paper's context.
+pub const SUPPLEMENT_TEMPLATE: &str = "report/supplement.typ";
+/// The filled supplement source.
+pub const SUPPLEMENT_SOURCE: &str = "report/build/supplement.typ";
+/// The supplement's PDF.
+pub const SUPPLEMENT_PDF: &str = "report/build/supplement.pdf";
 /// The study list.
 pub const STUDIES: &str = "report/studies.toml";
 /// The folders every output is written under (and nothing else is).

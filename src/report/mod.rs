@@ -28,6 +28,7 @@ pub mod proof;
 #[cfg(feature = "paper")]
 pub mod site;
 pub mod study;
+pub mod sweep;
 #[cfg(feature = "paper")]
 pub mod tables;
 

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::file::Check;
 use super::values::Value;
-use crate::analysis::t_test::{one_sample, welch};
+use crate::analysis::t_test::{one_sample, spearman, welch};
 
 /// One comparison of a claim: the first quantity against another (or a quantity against
 /// the bound, or one score's own test).
@@ -118,8 +118,46 @@ pub fn test(
                 })
             })
             .collect::<Result<_, String>>()?,
+        Check::Correlated => vec![correlation(values)?],
     };
     Ok(combine(check, comparisons))
+}
+
+/// Spearman's correlation over the points of a `correlated` claim's pairs: each pair's
+/// seeds, x from its first quantity and y from its second, in seed order. Either sign goes
+/// the stated way (the claim is that a relation exists); the estimate is rho.
+fn correlation(values: &[Value]) -> Result<Comparison, String> {
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for pair in values.chunks(2) {
+        let [a, b] = pair else {
+            return Err("\"correlated\" needs its quantities in pairs".into());
+        };
+        if a.seeds.len() != b.seeds.len() {
+            return Err(format!(
+                "{} has {} seed values but {} has {}: a point needs both",
+                a.label,
+                a.seeds.len(),
+                b.label,
+                b.seeds.len()
+            ));
+        }
+        x.extend(&a.seeds);
+        y.extend(&b.seeds);
+    }
+    let t = spearman(&x, &y);
+    Ok(Comparison {
+        label: format!(
+            "Spearman's rho over {} points of ({}, {})",
+            x.len(),
+            values[0].label,
+            values[1].label
+        ),
+        difference: t.map_or(0.0, |t| t.difference),
+        t: t.map(|t| t.t),
+        df: t.map(|t| t.df),
+        p: t.map_or(1.0, |t| t.p),
+        toward: true,
+    })
 }
 
 /// The claim's one p-value and direction from its comparisons.
@@ -260,6 +298,27 @@ mod tests {
         // One seed: no test is possible, p = 1.
         let one = test(Check::Above, Some(0.0), 0.0, &[value("a", &[0.5])]).unwrap();
         assert_eq!(one.p, 1.0);
+    }
+
+    #[test]
+    fn a_correlation_pools_every_pair_seed_by_seed() {
+        // Two pairs of three seeds: y falls as x rises at every point, so rho = -1.
+        let values = [
+            value("a id", &[0.90, 0.91, 0.92]),
+            value("a decay", &[0.06, 0.05, 0.04]),
+            value("b id", &[0.80, 0.81, 0.82]),
+            value("b decay", &[0.09, 0.08, 0.07]),
+        ];
+        let t = test(Check::Correlated, None, 0.0, &values).unwrap();
+        let c = &t.comparisons[0];
+        assert!(
+            (c.difference + 1.0).abs() < 1e-12 && t.p == 0.0 && t.toward,
+            "{t:?}"
+        );
+        assert_eq!(c.df, Some(4.0));
+        // A pair whose seeds do not line up is no set of points.
+        let short = [value("a id", &[0.9, 0.91]), value("a decay", &[0.1])];
+        assert!(test(Check::Correlated, None, 0.0, &short).is_err());
     }
 
     #[test]

@@ -103,6 +103,9 @@ pub enum Check {
     Overlapping,
     /// Every Agarwal & Nenkova score's Wilcoxon test is significant.
     Significant,
+    /// The quantities are pairs `(x, y)` of one study and model (or family) each, every
+    /// seed a point: x and y are rank-correlated over all the points (Spearman), either way.
+    Correlated,
 }
 
 /// One number of one study.
@@ -160,6 +163,7 @@ impl Check {
             Check::Separated => "separated",
             Check::Overlapping => "overlapping",
             Check::Significant => "significant",
+            Check::Correlated => "correlated",
         }
     }
 }
@@ -255,6 +259,9 @@ fn check_claim(c: &Claim, kinds: &BTreeMap<String, String>) -> std::result::Resu
         Check::Above | Check::Below | Check::Significant if n == 0 => {
             Some("needs at least one quantity")
         }
+        Check::Correlated if n < 2 || n % 2 == 1 => {
+            Some("needs its quantities in pairs (x, y), at least one")
+        }
         _ => None,
     };
     if let Some(p) = problem {
@@ -290,6 +297,32 @@ fn check_claim(c: &Claim, kinds: &BTreeMap<String, String>) -> std::result::Resu
                 "quantities[{j}]: \"significant\" takes the Agarwal & Nenkova scores, not {}",
                 q.stat.name()
             ));
+        }
+    }
+    if c.check == Check::Correlated {
+        let (x, y) = (&c.quantities[0], &c.quantities[1]);
+        for (j, pair) in c.quantities.chunks(2).enumerate() {
+            let [a, b] = pair else {
+                unreachable!("checked: pairs")
+            };
+            if a.study != b.study || a.model != b.model || a.family != b.family {
+                return Err(format!(
+                    "quantities[{}] and [{}]: a pair of \"correlated\" names one study and \
+                     one model or family, whose seeds are its points",
+                    2 * j,
+                    2 * j + 1
+                ));
+            }
+            if a.stat != x.stat || b.stat != y.stat || a.stat == b.stat {
+                return Err(format!(
+                    "quantities[{}] and [{}]: every pair of \"correlated\" names the same two \
+                     statistics, x then y ({} then {})",
+                    2 * j,
+                    2 * j + 1,
+                    x.stat.name(),
+                    y.stat.name()
+                ));
+            }
         }
     }
     if c.robust {

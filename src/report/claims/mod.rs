@@ -52,6 +52,12 @@
 //!   `value`; `significant`: each Agarwal & Nenkova score's two-sided Wilcoxon
 //!   signed-rank test over its cells (their own test), and `above` / `below` 0 the same
 //!   test with the score's sign as its direction.
+//! - `correlated`: the quantities are pairs `(x, y)` of one study and model (or family)
+//!   each, for instance `id` and `decay-matched`; every seed of every pair is a point,
+//!   and the test is Spearman's rank correlation over all the points with scipy's
+//!   `spearmanr` t-test (`n - 2` degrees of freedom), either sign. Ranks, because ID and
+//!   decay need not be related linearly; pooling runs of several studies asks whether a
+//!   run's ID says anything about its decay across the settings, not within one.
 //! - Why Welch: a study has 3 to 5 seeds. Every rank or permutation test on so few values
 //!   has a floor on its p-value: with 3 seeds a side, the exact permutation test's
 //!   smallest two-sided p is 2/20 = 0.1 (paired sign-flips: 2/8 = 0.25), so no such test

@@ -16,6 +16,7 @@
 //! | ranking by future score or decay | [`ranking`] |
 //! | deterioration / adaptation scores of Agarwal & Nenkova | [`temporal_effects`] |
 //! | saliency maps per model and (cutoff, slice) | [`saliency_grid`] |
+//! | a drift-strength sweep: decay against strength per kind, one panel per model | [`strength_curves`] |
 //! | one run's training history: loss and gradient norm by epoch, per cutoff (notebooks) | [`training_history`] |
 //!
 //! Colour scales are in [`scale`], colour maps in [`colors`], the embedded font in
@@ -71,6 +72,7 @@ pub mod rankings;
 pub mod retraining;
 pub mod saliency;
 pub mod scale;
+pub mod strength;
 mod style;
 mod svg;
 mod ticks;
@@ -87,5 +89,6 @@ pub use rankings::{RankingOptions, ranking};
 pub use retraining::{PolicySeries, retraining};
 pub use saliency::{SaliencyGrid, saliency_grid};
 pub use scale::{Scale, percentile};
+pub use strength::{StrengthLine, StrengthPanel, StrengthPoint, strength_curves};
 pub use svg::{MAX_WIDTH_PX, MIN_TEXT_PT, PT_PER_PX, printed_width, smallest_text_pt};
 pub use ticks::{MAX_LABELS, thinned};

@@ -122,6 +122,57 @@ pub fn figure_jobs(studies: &[LoadedStudy], hashed: &Hashed) -> Result<Vec<Outpu
         });
     }
     jobs.extend(cohort_means(cohorts)?);
+    jobs.extend(strength_figures(studies, hashed)?);
+    Ok(jobs)
+}
+
+/// `figures/strength-<group>.svg` for every group that is a drift-strength sweep
+/// ([`crate::report::sweep`]): row-matched decay against strength, one panel per model,
+/// one line per kind of drift, bars over the seeds.
+fn strength_figures(studies: &[LoadedStudy], hashed: &Hashed) -> Result<Vec<OutputJob>> {
+    let mut jobs = Vec::new();
+    for group in crate::report::study::groups(studies) {
+        let Some(sweep) = crate::report::sweep::sweep(studies, &group)? else {
+            continue;
+        };
+        let at = studies
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.spec.group.as_deref() == Some(group.as_str()))
+            .map(|(i, _)| i);
+        let scale = sweep.metric.display_scale();
+        let panels: Vec<figures::StrengthPanel> = sweep
+            .models
+            .iter()
+            .map(|model| figures::StrengthPanel {
+                title: model.clone(),
+                lines: sweep
+                    .curves
+                    .iter()
+                    .filter(|c| &c.model == model)
+                    .map(|c| figures::StrengthLine {
+                        label: format!("{} drift", c.kind),
+                        points: c
+                            .points
+                            .iter()
+                            .map(|p| figures::StrengthPoint {
+                                strength: p.strength,
+                                mean: p.decay.mean * scale,
+                                min: p.decay.min * scale,
+                                max: p.decay.max * scale,
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        let y_label = format!("row-matched decay, {}", sweep.metric.display_unit());
+        jobs.push(OutputJob::new(
+            format!("figures/strength-{group}.svg"),
+            hashed.of(at),
+            move || svg(figures::strength_curves(&panels, &y_label)),
+        ));
+    }
     Ok(jobs)
 }
 

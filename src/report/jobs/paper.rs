@@ -4,7 +4,9 @@
 use std::path::Path;
 
 use super::job::OutputJob;
-use crate::report::layout::{PAPER_PDF, PAPER_SOURCE, PAPER_TEMPLATE};
+use crate::report::layout::{
+    PAPER_PDF, PAPER_SOURCE, PAPER_TEMPLATE, SUPPLEMENT_PDF, SUPPLEMENT_SOURCE, SUPPLEMENT_TEMPLATE,
+};
 use crate::report::manifest::InputHashes;
 use crate::report::paper;
 use crate::report::proof::ProofFiles;
@@ -20,17 +22,15 @@ pub fn proof_jobs(proof: ProofFiles, inputs: &InputHashes) -> Vec<OutputJob> {
         .collect()
 }
 
-/// The paper jobs: the filled Typst source, then its PDF (compiled from the files on disk,
-/// so it runs after every figure and table job).
+/// The paper jobs: for the paper and then its supplement, the filled Typst source and its
+/// PDF (compiled from the files on disk, so they run after every figure and table job).
+/// Both documents read one context and the same partials (`report/paper-*.typ`).
 pub fn paper_jobs(
     root: &Path,
     context: serde_json::Value,
     inputs: InputHashes,
 ) -> Result<Vec<OutputJob>> {
-    let template_path = root.join(PAPER_TEMPLATE);
-    let template =
-        std::fs::read_to_string(&template_path).map_err(|e| Error::io(&template_path, e))?;
-    // The template's partials: every other `report/paper-*.typ`, included by path.
+    // The templates' partials: every `report/paper-*.typ`, included by path.
     let mut partials = Vec::new();
     let dir = root.join("report");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
@@ -44,24 +44,37 @@ pub fn paper_jobs(
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
         partials.push((format!("report/{n}"), text));
     }
-    let source = paper::render_with_partials(&template, PAPER_TEMPLATE, &context, &partials)?;
-    let root_owned = root.to_path_buf();
-    let ident = format!(
-        "drift-paper-{}",
-        &inputs.get("src").cloned().unwrap_or_default()
-    );
-    Ok(vec![
-        OutputJob::new(PAPER_SOURCE.into(), inputs.clone(), move || {
-            Ok(source.clone().into_bytes())
-        }),
-        OutputJob::new(PAPER_PDF.into(), inputs, move || {
-            let compiled = paper::compile_pdf(&root_owned, PAPER_SOURCE, &ident)?;
+    let code = inputs.get("src").cloned().unwrap_or_default();
+    let mut jobs = Vec::new();
+    for (template_name, source_path, pdf_path, ident) in [
+        (PAPER_TEMPLATE, PAPER_SOURCE, PAPER_PDF, "drift-paper"),
+        (
+            SUPPLEMENT_TEMPLATE,
+            SUPPLEMENT_SOURCE,
+            SUPPLEMENT_PDF,
+            "drift-supplement",
+        ),
+    ] {
+        let template_path = root.join(template_name);
+        let template =
+            std::fs::read_to_string(&template_path).map_err(|e| Error::io(&template_path, e))?;
+        let source = paper::render_with_partials(&template, template_name, &context, &partials)?;
+        let root_owned = root.to_path_buf();
+        let ident = format!("{ident}-{code}");
+        jobs.push(OutputJob::new(
+            source_path.into(),
+            inputs.clone(),
+            move || Ok(source.clone().into_bytes()),
+        ));
+        jobs.push(OutputJob::new(pdf_path.into(), inputs.clone(), move || {
+            let compiled = paper::compile_pdf(&root_owned, source_path, &ident)?;
             if let Some(w) = compiled.warnings.first() {
                 return Err(Error::Invalid(format!(
-                    "the paper compiled with warnings: {w}"
+                    "{source_path} compiled with warnings: {w}"
                 )));
             }
             Ok(compiled.pdf)
-        }),
-    ])
+        }));
+    }
+    Ok(jobs)
 }

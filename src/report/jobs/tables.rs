@@ -104,7 +104,12 @@ pub fn paper_table_jobs(
             .enumerate()
             .filter(|(_, s)| s.spec.group.as_deref() == Some(group.as_str()))
             .map(|(i, _)| i);
-        tables.push((tables::group_table(&group, &named)?, hashed.of(at)));
+        // A drift-strength sweep reads as decay against strength, not as its studies
+        // side by side.
+        match crate::report::sweep::sweep(studies, &group)? {
+            Some(sweep) => tables.push((tables::strength_table(&sweep)?, hashed.of(at))),
+            None => tables.push((tables::group_table(&group, &named)?, hashed.of(at))),
+        }
     }
     let mut jobs = Vec::new();
     for (table, inputs) in tables {

@@ -92,6 +92,8 @@ pub fn paper_context(
         "study": by_name,
         "groups": group_map,
         "claims": claims_context(outcomes),
+        // How many claims each Holm family holds (the size of its correction).
+        "claim_families": claim_families(outcomes),
         "audit": audit_context(studies),
         // The claims that test one of the seed paper's, in file order.
         "seed_paper_claims": seed_paper_claims(outcomes),
@@ -325,6 +327,43 @@ fn group_context(root: &Path, studies: &[LoadedStudy], group: &str) -> Result<Va
         "margin_id_max": margins.iter().copied().reduce(f64::max),
         "cohort_means": placed(root, &format!("/figures/cohort-means-{group}.svg"))?,
         "table": format!("/report/build/tables/group-{group}.typ"),
+        "sweep": match crate::report::sweep::sweep(studies, group)? {
+            Some(sweep) => sweep_context(root, &sweep)?,
+            None => Value::Null,
+        },
+    }))
+}
+
+/// A drift-strength sweep's part of its group's section: the figure, the table, the
+/// strengths, and the range of the models' in-distribution scores (display scale), which
+/// says whether ID is off the ceiling.
+fn sweep_context(root: &Path, sweep: &crate::report::sweep::Sweep) -> Result<Value> {
+    let scale = sweep.metric.display_scale();
+    let ids: Vec<f64> = sweep
+        .curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.id.mean * scale))
+        .collect();
+    let seeds: Vec<usize> = sweep
+        .curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.decay.seeds))
+        .collect();
+    Ok(json!({
+        "figure": placed(root, &format!("/figures/strength-{}.svg", sweep.group))?,
+        "table": format!("/report/build/tables/strength-{}.typ", sweep.group),
+        "none": sweep.none,
+        "rows_per_year": sweep.params.timeline.rows_per_year,
+        // The share of images whose cue marks the wrong class, in percent.
+        "cue_wrong_percent": (1.0 - sweep.params.cue_reliability) * 100.0,
+        "models": sweep.models,
+        // Rust's shortest form: 0.25, 0.5, 1.
+        "strengths": sweep.strengths.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        "kinds": crate::report::sweep::KINDS,
+        "id_min": ids.iter().copied().reduce(f64::min),
+        "id_max": ids.iter().copied().reduce(f64::max),
+        "seeds_min": seeds.iter().min(),
+        "seeds_max": seeds.iter().max(),
     }))
 }
 
@@ -379,6 +418,18 @@ fn placed(root: &Path, path: &str) -> Result<Value> {
 /// The claims as the paper's text quotes them: by name, the sentence, each value on the
 /// display scale with its seed range, the test's p-values, and the outcome (a question's
 /// text is worded from it).
+fn claim_families(outcomes: &[ClaimOutcome]) -> Value {
+    let mut counts = serde_json::Map::new();
+    for o in outcomes {
+        let n = counts
+            .get(o.claim.family())
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        counts.insert(o.claim.family().to_string(), json!(n + 1));
+    }
+    Value::Object(counts)
+}
+
 fn claims_context(outcomes: &[ClaimOutcome]) -> Value {
     let map: serde_json::Map<String, Value> = outcomes
         .iter()
@@ -404,6 +455,7 @@ fn claims_context(outcomes: &[ClaimOutcome]) -> Value {
                 o.claim.name.clone(),
                 json!({
                     "says": o.claim.says,
+                    "family": o.claim.family(),
                     // The bound of `above` / `below`, on the display scale of the first
                     // quantity's study.
                     "bound": o.claim.value.zip(o.values.first()).map(|(b, v)| b * v.scale),
@@ -415,6 +467,13 @@ fn claims_context(outcomes: &[ClaimOutcome]) -> Value {
                     "adjusted_p": o.adjusted_p,
                     "p_words": crate::report::claims::p_value(o.adjusted_p),
                     "values": values,
+                    // A correlation's rho and its number of points (`correlated`).
+                    "rho": (o.claim.check == crate::report::claims::Check::Correlated)
+                        .then(|| o.test.comparisons.first().map(|c| c.difference))
+                        .flatten(),
+                    "points": (o.claim.check == crate::report::claims::Check::Correlated)
+                        .then(|| o.test.comparisons.first().and_then(|c| c.df).map(|df| df + 2.0))
+                        .flatten(),
                     "seed_paper": o.claim.seed_paper,
                     "agrees": o.claim.agrees,
                     "verdict": o.seed.as_ref().map(|s| s.verdict.words()),

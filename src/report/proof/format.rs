@@ -19,9 +19,12 @@ pub const PRINTED: &str = "Manifest SHA-256:";
 /// The `provenance.json` schema version this crate writes and reads.
 pub const SCHEMA: u32 = 1;
 
-/// Whether an output is proved: listed in the attached manifest.
+/// Whether an output is proved: listed in the attached manifest. The paper's and the
+/// supplement's own files are built after the proof and attach it, so they are not.
 pub fn is_proved(path: &str) -> bool {
-    !(path.starts_with("report/build/paper.") || path.starts_with("report/build/proof/"))
+    !(path.starts_with("report/build/paper.")
+        || path.starts_with("report/build/supplement.")
+        || path.starts_with("report/build/proof/"))
 }
 
 /// `provenance.json`.

@@ -10,8 +10,9 @@
 //!   study its presets (hash, data identity) and runs (the SHA-256 of each run folder's
 //!   `SHA256SUMS`, which lists its matrix, health and `run.json`).
 //!
-//! The proved outputs are every output but the paper's own files (`report/build/paper.*`)
-//! and the proof files: a file cannot list its own hash, and the paper's source prints the
+//! The proved outputs are every output but the paper's and the supplement's own files
+//! (`report/build/paper.*`, `report/build/supplement.*`, which attach the same proof) and
+//! the proof files: a file cannot list its own hash, and the paper's source prints the
 //! manifest's hash, so neither can be in it. For the same reason the paper cannot name
 //! the commit that commits it: it names the commits its runs were made at and the code
 //! hash ([`super::layout::code_hash`]), which a checkout reproduces. The manifest's

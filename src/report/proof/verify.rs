@@ -6,7 +6,7 @@ use std::path::Path;
 use super::format::{PRINTED, PaperProvenance, is_proved};
 use super::pdf::{canonical, printed_hash, read_pdf};
 use crate::checksum::sha256_hex;
-use crate::report::layout::{OUTPUT_DIRS, PAPER_PDF, code_hash};
+use crate::report::layout::{OUTPUT_DIRS, PAPER_PDF, SUPPLEMENT_PDF, code_hash};
 use crate::report::manifest::{self, Manifest};
 use crate::{Error, Result};
 
@@ -277,47 +277,59 @@ fn outputs_on_disk_match(_: &Attached, c: &Checkout) -> Result<Option<Finding>> 
     }))
 }
 
-/// The PDF's bytes are the ones the checkout lists for [`PAPER_PDF`], or differ from the
-/// checkout's copy in metadata only ([`canonical`]).
+/// The PDF's bytes are the ones the checkout lists for [`PAPER_PDF`] or
+/// [`SUPPLEMENT_PDF`] (both attach the proof), or differ from the checkout's copy of one
+/// of them in metadata only ([`canonical`]).
 fn pdf_bytes_are_the_listed_ones(a: &Attached, c: &Checkout) -> Result<Option<Finding>> {
-    let listed = c.committed.get(PAPER_PDF).map(|e| e.sha256.clone());
     let own = sha256_hex(a.bytes);
-    Ok(Some(match listed {
-        None => Finding::new(
+    let listed = |doc: &str| c.committed.get(doc).map(|e| e.sha256.clone());
+    if listed(PAPER_PDF).is_none() {
+        return Ok(Some(Finding::new(
             false,
             format!("the checkout's checksums/ lists no {PAPER_PDF}"),
-        ),
-        Some(listed) if listed == own => Finding::new(
+        )));
+    }
+    let documents = [PAPER_PDF, SUPPLEMENT_PDF];
+    if let Some(doc) = documents
+        .iter()
+        .find(|d| listed(d).as_deref() == Some(own.as_str()))
+    {
+        return Ok(Some(Finding::new(
             true,
-            format!("the PDF's bytes are the ones the checkout's checksums/ lists for {PAPER_PDF}"),
-        ),
-        Some(listed) => {
-            let built = c.repo.join(PAPER_PDF);
-            match std::fs::read(&built) {
-                Ok(reference) if sha256_hex(&reference) == listed => {
-                    if canonical(&built, &reference)? == canonical(a.pdf, a.bytes)? {
-                        Finding::new(
-                            true,
-                            format!(
-                                "the PDF differs from {PAPER_PDF} in metadata only (re-stamped): its pages and attachments are the listed ones"
-                            ),
-                        )
-                    } else {
-                        Finding::new(
-                            false,
-                            format!(
-                                "the PDF's content differs from {PAPER_PDF}, not only its metadata"
-                            ),
-                        )
-                    }
-                }
-                _ => Finding::new(
-                    false,
-                    format!(
-                        "the PDF hashes to {own}, not to the listed {listed}, and the checkout has no {PAPER_PDF} with the listed bytes to compare it with"
-                    ),
-                ),
-            }
+            format!("the PDF's bytes are the ones the checkout's checksums/ lists for {doc}"),
+        )));
+    }
+    let mut compared = Vec::new();
+    for doc in documents {
+        let Some(listed) = listed(doc) else { continue };
+        let built = c.repo.join(doc);
+        let Ok(reference) = std::fs::read(&built) else {
+            continue;
+        };
+        if sha256_hex(&reference) != listed {
+            continue;
         }
-    }))
+        if canonical(&built, &reference)? == canonical(a.pdf, a.bytes)? {
+            return Ok(Some(Finding::new(
+                true,
+                format!(
+                    "the PDF differs from {doc} in metadata only (re-stamped): its pages and attachments are the listed ones"
+                ),
+            )));
+        }
+        compared.push(doc);
+    }
+    Ok(Some(Finding::new(
+        false,
+        if compared.is_empty() {
+            format!(
+                "the PDF hashes to {own}, which the checkout's checksums/ lists for neither {PAPER_PDF} nor {SUPPLEMENT_PDF}, and the checkout has no copy with the listed bytes to compare it with"
+            )
+        } else {
+            format!(
+                "the PDF's content differs from {}, not only its metadata",
+                compared.join(" and ")
+            )
+        },
+    )))
 }

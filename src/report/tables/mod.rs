@@ -70,7 +70,7 @@ mod sensitivity;
 pub use crate::format::typst_string;
 pub use crate::table::{Format, Table};
 pub use detectors::detectors_table;
-pub use paper::{claims_table, data_table, group_table, hyperparameters};
+pub use paper::{claims_table, data_table, group_table, hyperparameters, strength_table};
 pub use ranking::{cutoff_tables, family_table, robustness};
 pub use roster::{ModelListing, parse_models_listing, roster};
 pub use runs::{collapsed_table, compute_table, health_table};

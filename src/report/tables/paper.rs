@@ -110,8 +110,9 @@ pub fn claims_table(outcomes: &[ClaimOutcome]) -> Result<Table> {
         "The findings' claims: each qualitative sentence of the findings is a named \
          statistical test over the studies' per-seed values (report/claims.toml; Welch's \
          t-test between quantities, the one-sample t-test against a bound, Wilcoxon's \
-         signed-rank test for the Agarwal & Nenkova scores), its p-value adjusted by \
-         Holm's step-down correction over all the claims, evaluated by build-report, \
+         signed-rank test for the Agarwal & Nenkova scores, Spearman's rank correlation \
+         over runs), its p-value adjusted by Holm's step-down correction within its \
+         family of claims, evaluated by build-report, \
          which stops when a finding does not come out as written. Values on the tables' \
          scale (×100 for scores in [0, 1]) with their range over seeds; a quantity \
          without a model or family is the cohort mean's.",
@@ -362,6 +363,90 @@ pub fn group_table(group: &str, studies: &[(&str, &StudyAnalysis)]) -> Result<Ta
         &format!(
             "The studies of group {group} side by side: each model's in-distribution score \
              and decay ({unit}, seed means) in each study."
+        ),
+        columns,
+        formats,
+    )
+}
+
+/// A drift-strength sweep ([`crate::report::sweep`]): one row per kind of drift and
+/// strength (the no-drift study once, as strength 0), per model its in-distribution score
+/// and row-matched decay (display scale, seed means) with the decay's range over the seeds.
+pub fn strength_table(sweep: &crate::report::sweep::Sweep) -> Result<Table> {
+    let name = format!("strength-{}", sweep.group);
+    let scale = sweep.metric.display_scale();
+    let decimals = sweep.metric.display_decimals();
+    // Rows: (kind, strength, the curve point's index), no drift first.
+    let mut rows: Vec<(&str, f64, usize)> = vec![("none", 0.0, 0)];
+    for kind in crate::report::sweep::KINDS {
+        let Some(curve) = sweep.models.first().and_then(|m| sweep.curve(m, kind)) else {
+            continue;
+        };
+        rows.extend(
+            curve
+                .points
+                .iter()
+                .enumerate()
+                .skip(1)
+                .map(|(i, p)| (kind, p.strength, i)),
+        );
+    }
+    let mut columns = vec![
+        Column::text("drift", rows.iter().map(|r| r.0.to_string()).collect()),
+        Column::floats("strength", rows.iter().map(|r| Some(r.1)).collect()),
+    ];
+    let mut formats = vec![Format::Text, Format::Fixed(2)];
+    for model in &sweep.models {
+        let point = |(kind, _, i): &(&str, f64, usize)| {
+            let kind = if *kind == "none" {
+                crate::report::sweep::KINDS[0]
+            } else {
+                kind
+            };
+            sweep
+                .curve(model, kind)
+                .or_else(|| sweep.curves.iter().find(|c| &c.model == model))
+                .and_then(|c| c.points.get(*i))
+        };
+        let pick = |f: fn(&crate::report::sweep::SweepPoint) -> f64| {
+            rows.iter()
+                .map(|r| point(r).map(|p| f(p) * scale))
+                .collect::<Vec<_>>()
+        };
+        columns.push(Column::floats(&format!("{model} ID"), pick(|p| p.id.mean)));
+        columns.push(Column::floats(
+            &format!("{model} decay"),
+            pick(|p| p.decay.mean),
+        ));
+        let ranges = rows
+            .iter()
+            .map(|r| {
+                point(r)
+                    .map(|p| {
+                        format!(
+                            "{} to {}",
+                            crate::format::fixed(p.decay.min * scale, decimals),
+                            crate::format::fixed(p.decay.max * scale, decimals)
+                        )
+                    })
+                    .unwrap_or_else(|| "–".into())
+            })
+            .collect();
+        columns.push(Column::text(&format!("{model} decay range"), ranges));
+        formats.extend([
+            Format::Fixed(decimals),
+            Format::Fixed(decimals),
+            Format::Text,
+        ]);
+    }
+    let unit = sweep.metric.display_unit();
+    Table::from_columns(
+        &name,
+        &format!(
+            "Drift-strength sweep {}: each model's in-distribution score and row-matched \
+             decay ({unit}, means over the seeds) at each strength of each kind of drift, \
+             with the decay's range over the seeds; strength 0 is the no-drift study {}.",
+            sweep.group, sweep.none
         ),
         columns,
         formats,
