@@ -122,15 +122,19 @@ fn inputs_json_layout_and_key() {
     let key = sha256_hex(format!("{}  {MATRIX}\n", sha256_hex(b"m0")).as_bytes());
     assert_eq!(entry.input_key(), key);
     assert_eq!(input_key(&entry.inputs), key);
-    let expected_part = format!(
-        "    \"figures/smoke/cnn_s-raw.svg\": {{\n      \"key\": \"{key}\",\n      \"inputs\": {{\n        \"{MATRIX}\": \"{}\"\n      }}\n    }},\n",
+    // Schema 2: the set once under its key, and the output's key.
+    let set = format!(
+        "    \"{key}\": {{\n      \"{MATRIX}\": \"{}\"\n    }}",
         sha256_hex(b"m0")
     );
+    let output = format!("    \"figures/smoke/cnn_s-raw.svg\": \"{key}\"");
     assert!(
-        text.starts_with("{\n  \"schema\": 1,\n  \"outputs\": {\n"),
+        text.starts_with("{\n  \"schema\": 2,\n  \"sets\": {\n"),
         "{text}"
     );
-    assert!(text.contains(&expected_part), "{text}");
+    assert!(text.contains(&set), "{text}");
+    assert!(text.contains(&output), "{text}");
+    assert_eq!(text.matches(&set).count(), 1, "each set once");
     assert!(text.ends_with("}\n"));
 }
 
@@ -373,8 +377,11 @@ fn malformed_inputs_json_is_named() {
     let inputs = m.inputs_text();
     let parse = |inputs: &str| Manifest::parse(&sums, inputs).unwrap_err().to_string();
 
-    let error = parse(&inputs.replacen("\"schema\": 1", "\"schema\": 2", 1));
-    assert_eq!(error, "checksums/inputs.json: schema: expected 1, found 2");
+    let error = parse(&inputs.replacen("\"schema\": 2", "\"schema\": 1", 1));
+    assert_eq!(
+        error,
+        "checksums/inputs.json: schema: expected 2, found 1 (rewrite it with build-report --update)"
+    );
     let error = parse(&inputs[..inputs.len() - 3]);
     assert!(
         error.starts_with("checksums/inputs.json: line ") && error.contains("EOF"),
@@ -400,13 +407,48 @@ fn malformed_inputs_json_is_named() {
         error,
         "checksums/inputs.json: outputs: no record for figures/smoke/cnn_s-dev.svg, which checksums/SHA256SUMS lists"
     );
-    // A tampered input hash no longer matches the key.
+    // A tampered input hash no longer matches its set's key.
     let old = sha256_hex(b"c");
     let error = parse(&inputs.replacen(&old, &"0".repeat(64), 1));
     assert!(
-        error.starts_with("checksums/inputs.json: outputs.figures/smoke/cnn_s-dev.svg.key: "),
+        error.starts_with("checksums/inputs.json: sets.")
+            && error.contains("not the key of its inputs"),
         "{error}"
     );
+    // An output whose key names no set, and a set no output uses.
+    let dev_key = m.get("figures/smoke/cnn_s-dev.svg").unwrap().input_key();
+    let text: serde_json::Value = serde_json::from_str(&inputs).unwrap();
+    let mut orphan = text.clone();
+    orphan["outputs"]["figures/smoke/cnn_s-dev.svg"] = serde_json::json!("1".repeat(64));
+    let orphan = serde_json::to_string_pretty(&orphan).unwrap() + "\n";
+    let error = parse(&orphan);
+    assert!(
+        error.contains(&format!(
+            "outputs.figures/smoke/cnn_s-dev.svg: no set {} in sets",
+            "1".repeat(64)
+        )),
+        "{error}"
+    );
+    let mut unused = text.clone();
+    let keys: Vec<String> = unused["outputs"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    let single = keys.iter().filter(|k| **k == dev_key).count() == 1;
+    assert!(single, "the dev figure's inputs are its own set");
+    {
+        // Point the output at another set: its own set is then used by no output.
+        let other = keys.iter().find(|k| **k != dev_key).unwrap().clone();
+        unused["outputs"]["figures/smoke/cnn_s-dev.svg"] = serde_json::json!(other);
+        let unused = serde_json::to_string_pretty(&unused).unwrap() + "\n";
+        let error = parse(&unused);
+        assert!(
+            error.contains(&format!("sets.{dev_key}: no output has these inputs")),
+            "{error}"
+        );
+    }
     // A bad input hash.
     let error = parse(&inputs.replacen(&old, "00", 1));
     assert!(

@@ -17,8 +17,11 @@ pub const DIR: &str = "checksums";
 pub const SUMS: &str = "checksums/SHA256SUMS";
 /// The inputs of every output, relative to the report root.
 pub const INPUTS: &str = "checksums/inputs.json";
-/// The `inputs.json` schema version this crate writes and reads.
-pub const SCHEMA: u32 = 1;
+/// The `inputs.json` schema version this crate writes and reads. Schema 2 writes each
+/// distinct set of inputs once, keyed by its combined key, and each output's key: the
+/// outputs of one study share one set, so schema 1's copy of the set under every output
+/// made the file (and every diff of it) a hundred times larger.
+pub const SCHEMA: u32 = 2;
 
 /// The inputs of one output: path → SHA-256 (lower-case hex).
 pub type InputHashes = BTreeMap<String, String>;
@@ -50,18 +53,21 @@ pub struct Manifest {
     pub(super) outputs: BTreeMap<String, Entry>,
 }
 
+/// `inputs.json`: every distinct input set once, under its key ([`input_key`]), and each
+/// output's key.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct InputsFile {
     schema: u32,
-    outputs: BTreeMap<String, InputsRecord>,
+    sets: BTreeMap<String, InputHashes>,
+    outputs: BTreeMap<String, String>,
 }
 
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct InputsRecord {
-    key: String,
-    inputs: InputHashes,
+/// Only the schema, read first so that an older file is named as such rather than as a
+/// file with unknown fields.
+#[derive(Deserialize)]
+struct SchemaOnly {
+    schema: u32,
 }
 
 impl Manifest {
@@ -137,19 +143,17 @@ impl Manifest {
 
     /// The bytes of `checksums/inputs.json`.
     pub fn inputs_text(&self) -> String {
+        let mut sets = BTreeMap::new();
+        let mut outputs = BTreeMap::new();
+        for (path, entry) in &self.outputs {
+            let key = entry.input_key();
+            outputs.insert(path.clone(), key.clone());
+            sets.entry(key).or_insert_with(|| entry.inputs.clone());
+        }
         let file = InputsFile {
             schema: SCHEMA,
-            outputs: self
-                .outputs
-                .iter()
-                .map(|(p, e)| {
-                    let record = InputsRecord {
-                        key: e.input_key(),
-                        inputs: e.inputs.clone(),
-                    };
-                    (p.clone(), record)
-                })
-                .collect(),
+            sets,
+            outputs,
         };
         serde_json::to_string_pretty(&file).expect("inputs.json serialises") + "\n"
     }
@@ -200,7 +204,7 @@ impl Manifest {
             .map_err(sums_err)?
             .into_map();
 
-        let file: InputsFile = serde_json::from_str(inputs).map_err(|e| {
+        let json_error = |e: serde_json::Error| {
             let message = e.to_string();
             let suffix = format!(" at line {} column {}", e.line(), e.column());
             let problem = message.strip_suffix(&suffix).unwrap_or(&message);
@@ -209,12 +213,24 @@ impl Manifest {
                 e.line(),
                 e.column()
             ))
-        })?;
-        if file.schema != SCHEMA {
+        };
+        // The schema first: an older file is told to be rewritten, not parsed as this one.
+        let schema: SchemaOnly = serde_json::from_str(inputs).map_err(json_error)?;
+        if schema.schema != SCHEMA {
             return Err(inputs_err(format!(
-                "schema: expected {SCHEMA}, found {}",
-                file.schema
+                "schema: expected {SCHEMA}, found {} (rewrite it with build-report --update)",
+                schema.schema
             )));
+        }
+        let file: InputsFile = serde_json::from_str(inputs).map_err(json_error)?;
+        for (key, set) in &file.sets {
+            check_inputs(set).map_err(|m| inputs_err(format!("sets.{key}: {m}")))?;
+            let own = input_key(set);
+            if *key != own {
+                return Err(inputs_err(format!(
+                    "sets.{key}: not the key of its inputs, {own}"
+                )));
+            }
         }
         let listed: BTreeSet<&String> = hashes.keys().collect();
         let recorded: BTreeSet<&String> = file.outputs.keys().collect();
@@ -227,24 +243,25 @@ impl Manifest {
             return Err(inputs_err(format!("outputs.{path}: not listed in {SUMS}")));
         }
         let mut manifest = Manifest::new();
-        for (path, record) in file.outputs {
-            check_inputs(&record.inputs)
-                .map_err(|m| inputs_err(format!("outputs.{path}.inputs: {m}")))?;
-            let key = input_key(&record.inputs);
-            if record.key != key {
-                return Err(inputs_err(format!(
-                    "outputs.{path}.key: {} is not the key of its inputs, {key}",
-                    record.key
-                )));
-            }
-            let sha256 = hashes.remove(&path).expect("same outputs in both files");
+        for (path, key) in &file.outputs {
+            let inputs = file
+                .sets
+                .get(key)
+                .ok_or_else(|| inputs_err(format!("outputs.{path}: no set {key} in sets")))?;
+            let sha256 = hashes.remove(path).expect("same outputs in both files");
             manifest.outputs.insert(
-                path,
+                path.clone(),
                 Entry {
                     sha256,
-                    inputs: record.inputs,
+                    inputs: inputs.clone(),
                 },
             );
+        }
+        let used: BTreeSet<&String> = file.outputs.values().collect();
+        if let Some(unused) = file.sets.keys().find(|k| !used.contains(k)) {
+            return Err(inputs_err(format!(
+                "sets.{unused}: no output has these inputs"
+            )));
         }
         if manifest.inputs_text() != inputs {
             return Err(inputs_err(

@@ -9,19 +9,20 @@
 //!   separators), sorted by path (byte order), `\n` after every line. Every figure, table,
 //!   Typst source and the PDF is listed, so `sha256sum -c checksums/SHA256SUMS` run from
 //!   the root checks them by hand.
-//! - `checksums/inputs.json`: per output, the inputs that produced it and their combined
-//!   key, keys sorted, two-space indent, final newline:
+//! - `checksums/inputs.json`: every distinct set of inputs once, under its combined key,
+//!   and per output the key of the set it was made from; keys sorted, two-space indent,
+//!   final newline (schema 2; the outputs of one study share one set):
 //!
 //!   ```json
 //!   {
-//!     "schema": 1,
-//!     "outputs": {
-//!       "figures/smoke/cnn_s-raw.svg": {
-//!         "key": "<sha256>",
-//!         "inputs": {
-//!           "results/smoke/cnn_s/seed-0/matrix.json": "<sha256>"
-//!         }
+//!     "schema": 2,
+//!     "sets": {
+//!       "<key>": {
+//!         "results/smoke/cnn_s/seed-0/matrix.json": "<sha256>"
 //!       }
+//!     },
+//!     "outputs": {
+//!       "figures/smoke/cnn_s-raw.svg": "<key>"
 //!     }
 //!   }
 //!   ```
