@@ -9,7 +9,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::colors::TAB10;
 use super::heatmap::{AXIS_PX, TICK_PX, TITLE_PX};
-use super::style::{rgb, style, text, width};
+use super::style::{legend_entry, rgb, style, width};
 use super::svg::{err, render};
 use super::ticks::{nice_ticks, number};
 use crate::analysis::{ForgettingPoint, forgetting_curve, forgetting_over_seeds};
@@ -192,26 +192,16 @@ pub fn forgetting_curves(curves: &[Curve], opts: &CurveOptions) -> Result<String
                 _ => {}
             }
         }
-        let s = style(TICK_PX, HPos::Left, VPos::Center, false);
         for (n, c) in curves.iter().enumerate() {
             let color = rgb(TAB10[n % TAB10.len()]);
-            let y = 30 + 16 * n as i32;
-            legend
-                .draw(&PathElement::new(
-                    vec![(4, y), (28, y)],
-                    color.stroke_width(2),
-                ))
-                .map_err(err)?;
-            match (n / TAB10.len()) % 3 {
-                1 => legend
-                    .draw(&Circle::new((16, y), 3, color.filled()))
-                    .map_err(err)?,
-                2 => legend
-                    .draw(&TriangleMarker::new((16, y), 4, color.filled()))
-                    .map_err(err)?,
-                _ => {}
-            }
-            text(&legend, &c.label, (34, y), &s)?;
+            legend_entry(&legend, 30 + 16 * n as i32, color, &c.label, |area, at| {
+                match (n / TAB10.len()) % 3 {
+                    1 => area.draw(&Circle::new(at, 3, color.filled())),
+                    2 => area.draw(&TriangleMarker::new(at, 4, color.filled())),
+                    _ => Ok(()),
+                }
+                .map_err(err)
+            })?;
         }
         Ok(String::new())
     })

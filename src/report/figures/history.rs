@@ -7,7 +7,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::colors::TAB10;
 use super::heatmap::{AXIS_PX, TICK_PX};
-use super::style::{rgb, style, text, width};
+use super::style::{legend_entry, rgb, style, width};
 use super::svg::{err, render};
 use super::ticks::{nice_ticks, number};
 use crate::artifacts::CutoffHistory;
@@ -97,17 +97,9 @@ pub fn training_history(history: &[CutoffHistory]) -> Result<String> {
                     .map_err(err)?;
             }
         }
-        let s = style(TICK_PX, HPos::Left, VPos::Center, false);
         for (n, c) in trained.iter().enumerate() {
             let color = rgb(TAB10[n % TAB10.len()]);
-            let y = 24 + 16 * n as i32;
-            legend
-                .draw(&PathElement::new(
-                    vec![(4, y), (28, y)],
-                    color.stroke_width(2),
-                ))
-                .map_err(err)?;
-            text(&legend, &c.cutoff, (34, y), &s)?;
+            legend_entry(&legend, 24 + 16 * n as i32, color, &c.cutoff, |_, _| Ok(()))?;
         }
         Ok(String::new())
     })

@@ -8,7 +8,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::colors::TAB10;
 use super::heatmap::{AXIS_PX, TICK_PX};
-use super::style::{rgb, style, text, width};
+use super::style::{legend_entry, rgb, style, text, width};
 use super::svg::{err, render};
 use super::ticks::{nice_ticks, number};
 use crate::analysis::{Deployment, Policy};
@@ -115,18 +115,11 @@ pub fn retraining(series: &[PolicySeries], y_label: &str) -> Result<String> {
                 )
                 .map_err(err)?;
         }
-        let s = style(TICK_PX, HPos::Left, VPos::Center, false);
         for (n, c) in series.iter().enumerate() {
             let color = rgb(TAB10[n % TAB10.len()]);
-            let y = 30 + 16 * n as i32;
-            legend
-                .draw(&PathElement::new(
-                    vec![(4, y), (28, y)],
-                    color.stroke_width(2),
-                ))
-                .map_err(err)?;
-            text(&legend, &c.label, (34, y), &s)?;
+            legend_entry(&legend, 30 + 16 * n as i32, color, &c.label, |_, _| Ok(()))?;
         }
+        let s = style(TICK_PX, HPos::Left, VPos::Center, false);
         let grey = RGBColor(90, 90, 90);
         let y = 30 + 16 * (series.len() as i32 + 1);
         legend

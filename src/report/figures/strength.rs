@@ -9,7 +9,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::colors::TAB10;
 use super::heatmap::{AXIS_PX, TICK_PX, TITLE_PX};
-use super::style::{rgb, style, text, width};
+use super::style::{legend_entry, rgb, style, width};
 use super::svg::{err, render};
 use super::ticks::{nice_ticks, number};
 use crate::{Error, Result};
@@ -164,18 +164,11 @@ pub fn strength_curves(panels: &[StrengthPanel], y_label: &str) -> Result<String
                 }
             }
         }
-        let s = style(TICK_PX, HPos::Left, VPos::Center, false);
         for (k, label) in labels.iter().enumerate() {
             let color = rgb(TAB10[k % TAB10.len()]);
-            let y = 40 + 16 * k as i32;
-            legend
-                .draw(&PathElement::new(
-                    vec![(4, y), (28, y)],
-                    color.stroke_width(2),
-                ))
-                .map_err(err)?;
-            marker!(legend, k, (16, y), color)?;
-            text(&legend, label, (34, y), &s)?;
+            legend_entry(&legend, 40 + 16 * k as i32, color, label, |area, at| {
+                marker!(area, k, at, color)
+            })?;
         }
         Ok(String::new())
     })

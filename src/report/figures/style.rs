@@ -36,3 +36,27 @@ pub(crate) fn text(area: &Area, s: &str, at: (i32, i32), style: &TextStyle<'stat
 pub(crate) fn width(area: &Area, s: &str, style: &TextStyle<'static>) -> Result<i32> {
     Ok(area.estimate_text_size(s, style).map_err(err)?.0 as i32)
 }
+
+/// One legend entry at height `y`: a 24-pixel line in `color`, then `marker` (drawn over
+/// the line's middle, `(16, y)`, for figures whose lines carry markers), then `label`
+/// right of it. The figures with legends share it so that their entries look alike.
+pub(crate) fn legend_entry(
+    area: &Area,
+    y: i32,
+    color: RGBColor,
+    label: &str,
+    marker: impl FnOnce(&Area, (i32, i32)) -> Result<()>,
+) -> Result<()> {
+    area.draw(&PathElement::new(
+        vec![(4, y), (28, y)],
+        color.stroke_width(2),
+    ))
+    .map_err(err)?;
+    marker(area, (16, y))?;
+    text(
+        area,
+        label,
+        (34, y),
+        &style(super::heatmap::TICK_PX, HPos::Left, VPos::Center, false),
+    )
+}
