@@ -466,6 +466,11 @@ fn claims_context(outcomes: &[ClaimOutcome]) -> Value {
                     "p": o.test.p,
                     "adjusted_p": o.adjusted_p,
                     "p_words": crate::report::claims::p_value(o.adjusted_p),
+                    // For prose: "= 0.020" or "< 0.001", as the tables round p.
+                    "p_prose": match crate::format::p_value(o.adjusted_p) {
+                        small if small.starts_with('<') => "< 0.001".to_string(),
+                        p => format!("= {p}"),
+                    },
                     "values": values,
                     // A correlation's rho and its number of points (`correlated`).
                     "rho": (o.claim.check == crate::report::claims::Check::Correlated)

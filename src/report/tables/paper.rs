@@ -425,8 +425,8 @@ pub fn strength_table(sweep: &crate::report::sweep::Sweep) -> Result<Table> {
                     .map(|p| {
                         format!(
                             "{} to {}",
-                            crate::format::fixed(p.decay.min * scale, decimals),
-                            crate::format::fixed(p.decay.max * scale, decimals)
+                            crate::format::fixed_typeset(p.decay.min * scale, decimals),
+                            crate::format::fixed_typeset(p.decay.max * scale, decimals)
                         )
                     })
                     .unwrap_or_else(|| "–".into())
