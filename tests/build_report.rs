@@ -931,7 +931,7 @@ fn a_sweep_group_reads_each_kind_against_strength() {
     // and 0.91 for cnn_s, 0.02 less for mlp_s.
     let p = &concept.points[2];
     assert!((p.decay.mean - 0.075).abs() < 1e-12, "{:?}", p.decay);
-    assert_eq!((p.decay.seeds, p.id.seeds), (2, 2));
+    assert_eq!((p.decay.n, p.id.n), (2, 2));
     assert!(
         (p.id.min - 0.90).abs() < 1e-12 && (p.id.max - 0.91).abs() < 1e-12,
         "{:?}",

@@ -13,6 +13,7 @@
 //! claims use; each point holds the mean of the per-seed values with their range, as the
 //! claims' tests see them.
 
+use crate::analysis::Spread;
 use crate::data::synthetic::{PORTRAITS, PortraitParams};
 use crate::data::{DataSpec, SourceOptions};
 use crate::metrics::Metric;
@@ -22,34 +23,6 @@ use crate::{Error, Result};
 /// The generator's drift knobs (`[data.options]` of `synthetic-portraits`), in the order
 /// the paper lists them.
 pub const KINDS: [&str; 3] = ["covariate", "label", "concept"];
-
-/// A statistic over a model's seeds: the mean of the per-seed values and their range.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Spread {
-    /// The mean over the seeds (analysis scale).
-    pub mean: f64,
-    /// The smallest seed's value.
-    pub min: f64,
-    /// The largest seed's value.
-    pub max: f64,
-    /// How many seeds have a value.
-    pub seeds: usize,
-}
-
-impl Spread {
-    fn of(values: &[f64]) -> Option<Spread> {
-        if values.is_empty() {
-            return None;
-        }
-        let fold = |f: fn(f64, f64) -> f64| values.iter().copied().reduce(f);
-        Some(Spread {
-            mean: values.iter().sum::<f64>() / values.len() as f64,
-            min: fold(f64::min)?,
-            max: fold(f64::max)?,
-            seeds: values.len(),
-        })
-    }
-}
 
 /// One model at one strength of one kind.
 #[derive(Clone, Debug, PartialEq)]

@@ -192,16 +192,23 @@ pub fn forgetting_curves(curves: &[Curve], opts: &CurveOptions) -> Result<String
                 _ => {}
             }
         }
+        let font = style(TICK_PX, HPos::Left, VPos::Center, false);
         for (n, c) in curves.iter().enumerate() {
             let color = rgb(TAB10[n % TAB10.len()]);
-            legend_entry(&legend, 30 + 16 * n as i32, color, &c.label, |area, at| {
-                match (n / TAB10.len()) % 3 {
-                    1 => area.draw(&Circle::new(at, 3, color.filled())),
-                    2 => area.draw(&TriangleMarker::new(at, 4, color.filled())),
-                    _ => Ok(()),
-                }
-                .map_err(err)
-            })?;
+            legend_entry(
+                &legend,
+                30 + 16 * n as i32,
+                color,
+                (&c.label, &font),
+                |area, at| {
+                    match (n / TAB10.len()) % 3 {
+                        1 => area.draw(&Circle::new(at, 3, color.filled())),
+                        2 => area.draw(&TriangleMarker::new(at, 4, color.filled())),
+                        _ => Ok(()),
+                    }
+                    .map_err(err)
+                },
+            )?;
         }
         Ok(String::new())
     })

@@ -97,9 +97,16 @@ pub fn training_history(history: &[CutoffHistory]) -> Result<String> {
                     .map_err(err)?;
             }
         }
+        let font = style(TICK_PX, HPos::Left, VPos::Center, false);
         for (n, c) in trained.iter().enumerate() {
             let color = rgb(TAB10[n % TAB10.len()]);
-            legend_entry(&legend, 24 + 16 * n as i32, color, &c.cutoff, |_, _| Ok(()))?;
+            legend_entry(
+                &legend,
+                24 + 16 * n as i32,
+                color,
+                (&c.cutoff, &font),
+                |_, _| Ok(()),
+            )?;
         }
         Ok(String::new())
     })

@@ -115,9 +115,16 @@ pub fn retraining(series: &[PolicySeries], y_label: &str) -> Result<String> {
                 )
                 .map_err(err)?;
         }
+        let font = style(TICK_PX, HPos::Left, VPos::Center, false);
         for (n, c) in series.iter().enumerate() {
             let color = rgb(TAB10[n % TAB10.len()]);
-            legend_entry(&legend, 30 + 16 * n as i32, color, &c.label, |_, _| Ok(()))?;
+            legend_entry(
+                &legend,
+                30 + 16 * n as i32,
+                color,
+                (&c.label, &font),
+                |_, _| Ok(()),
+            )?;
         }
         let s = style(TICK_PX, HPos::Left, VPos::Center, false);
         let grey = RGBColor(90, 90, 90);

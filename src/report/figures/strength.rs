@@ -164,11 +164,16 @@ pub fn strength_curves(panels: &[StrengthPanel], y_label: &str) -> Result<String
                 }
             }
         }
+        let font = style(TICK_PX, HPos::Left, VPos::Center, false);
         for (k, label) in labels.iter().enumerate() {
             let color = rgb(TAB10[k % TAB10.len()]);
-            legend_entry(&legend, 40 + 16 * k as i32, color, label, |area, at| {
-                marker!(area, k, at, color)
-            })?;
+            legend_entry(
+                &legend,
+                40 + 16 * k as i32,
+                color,
+                (label, &font),
+                |area, at| marker!(area, k, at, color),
+            )?;
         }
         Ok(String::new())
     })

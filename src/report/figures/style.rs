@@ -38,13 +38,13 @@ pub(crate) fn width(area: &Area, s: &str, style: &TextStyle<'static>) -> Result<
 }
 
 /// One legend entry at height `y`: a 24-pixel line in `color`, then `marker` (drawn over
-/// the line's middle, `(16, y)`, for figures whose lines carry markers), then `label`
-/// right of it. The figures with legends share it so that their entries look alike.
+/// the line's middle, `(16, y)`, for figures whose lines carry markers), then `label` in
+/// `font` right of it. The figures with legends share it so that their entries look alike.
 pub(crate) fn legend_entry(
     area: &Area,
     y: i32,
     color: RGBColor,
-    label: &str,
+    (label, font): (&str, &TextStyle<'static>),
     marker: impl FnOnce(&Area, (i32, i32)) -> Result<()>,
 ) -> Result<()> {
     area.draw(&PathElement::new(
@@ -53,10 +53,5 @@ pub(crate) fn legend_entry(
     ))
     .map_err(err)?;
     marker(area, (16, y))?;
-    text(
-        area,
-        label,
-        (34, y),
-        &style(super::heatmap::TICK_PX, HPos::Left, VPos::Center, false),
-    )
+    text(area, label, (34, y), font)
 }

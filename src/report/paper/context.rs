@@ -347,7 +347,7 @@ fn sweep_context(root: &Path, sweep: &crate::report::sweep::Sweep) -> Result<Val
     let seeds: Vec<usize> = sweep
         .curves
         .iter()
-        .flat_map(|c| c.points.iter().map(|p| p.decay.seeds))
+        .flat_map(|c| c.points.iter().map(|p| p.decay.n))
         .collect();
     Ok(json!({
         "figure": placed(root, &format!("/figures/strength-{}.svg", sweep.group))?,
