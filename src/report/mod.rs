@@ -139,12 +139,15 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let outcomes = claims::evaluate(&claims::read(&root.join(claims::CLAIMS))?, &studies)?;
     claims::require(&outcomes)?;
     let hashed = jobs::Hashed::new(root, &studies)?;
+    let sweeps = sweep::sweeps(&studies)?;
     stage("planning figures and tables");
-    let mut jobs = jobs::figure_jobs(&studies, &hashed)?;
+    let mut jobs = jobs::figure_jobs(&studies, &sweeps, &hashed)?;
     let (table_jobs, tables, html) = jobs::table_jobs(root, &studies, &hashed)?;
     jobs.extend(table_jobs);
     jobs.extend(jobs::site_jobs(&studies, html, &hashed));
-    jobs.extend(jobs::paper_table_jobs(&studies, &outcomes, &hashed)?);
+    jobs.extend(jobs::paper_table_jobs(
+        &studies, &sweeps, &outcomes, &hashed,
+    )?);
     let mut built = jobs::BuiltOutputs::default();
     stage(&format!("rendering {} figures and tables", jobs.len()));
     jobs::run_jobs(root, &jobs, &committed, args.force, &mut built)?;
@@ -157,7 +160,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         &built.manifest,
         &all_inputs,
     )?;
-    let mut context = paper::paper_context(root, &studies, &tables, &outcomes)?;
+    let mut context = paper::paper_context(root, &studies, &sweeps, &tables, &outcomes)?;
     context["provenance"] = paper::provenance_context(&proof.provenance);
     // The proof files, the source, then the PDF compiled from them.
     let mut paper = jobs::proof_jobs(proof, &all_inputs);

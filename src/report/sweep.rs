@@ -108,6 +108,16 @@ fn position(study: &LoadedStudy) -> Option<(Option<&'static str>, f64, PortraitP
     }
 }
 
+/// The sweep of every group that is one, in group order: computed once per build, and
+/// read by the figures, the tables and the paper.
+pub fn sweeps(studies: &[LoadedStudy]) -> Result<Vec<Sweep>> {
+    let mut found = Vec::new();
+    for group in crate::report::study::groups(studies) {
+        found.extend(sweep(studies, &group)?);
+    }
+    Ok(found)
+}
+
 /// The sweep of `group`, or `None` when the group is not one (a study that is not a
 /// single-knob study of the portraits, or no no-drift study). Two studies at the same
 /// kind and strength, or studies of other metrics, are an error naming them.
@@ -132,7 +142,7 @@ pub fn sweep(studies: &[LoadedStudy], group: &str) -> Result<Option<Sweep>> {
             none.spec.name, other.spec.name
         )));
     }
-    for (i, (a, (ka, va, _))) in placed.iter().enumerate() {
+    for (i, (a, (ka, va, pa))) in placed.iter().enumerate() {
         let same = |(_, (kb, vb, _)): &&(&LoadedStudy, _)| kb == ka && vb == va;
         if let Some((b, _)) = placed[i + 1..].iter().find(same) {
             return Err(invalid(format!(
@@ -146,7 +156,7 @@ pub fn sweep(studies: &[LoadedStudy], group: &str) -> Result<Option<Sweep>> {
             concept: 0.0,
             ..*p
         };
-        if unknobbed(&placed[i].1.2) != unknobbed(params) {
+        if unknobbed(pa) != unknobbed(params) {
             return Err(invalid(format!(
                 "study {} draws its portraits with other settings than {} besides the drift \
                  knobs; a sweep varies one knob at a time",

@@ -15,6 +15,7 @@ use crate::report::figures::{
 };
 use crate::report::manifest::InputHashes;
 use crate::report::study::LoadedStudy;
+use crate::report::sweep::Sweep;
 use crate::{Error, Result};
 
 /// An SVG renderer's text as the output's bytes.
@@ -100,7 +101,11 @@ const FAMILIES: &[Family] = &[
 
 /// The figure jobs of every study, plus one panel figure of cohort means per group of
 /// studies.
-pub fn figure_jobs(studies: &[LoadedStudy], hashed: &Hashed) -> Result<Vec<OutputJob>> {
+pub fn figure_jobs(
+    studies: &[LoadedStudy],
+    sweeps: &[Sweep],
+    hashed: &Hashed,
+) -> Result<Vec<OutputJob>> {
     let mut jobs = Vec::new();
     let mut cohorts = Vec::new();
     for (at, study) in studies.iter().enumerate() {
@@ -122,23 +127,21 @@ pub fn figure_jobs(studies: &[LoadedStudy], hashed: &Hashed) -> Result<Vec<Outpu
         });
     }
     jobs.extend(cohort_means(cohorts)?);
-    jobs.extend(strength_figures(studies, hashed)?);
+    jobs.extend(strength_figures(studies, sweeps, hashed));
     Ok(jobs)
 }
 
 /// `figures/strength-<group>.svg` for every group that is a drift-strength sweep
 /// ([`crate::report::sweep`]): row-matched decay against strength, one panel per model,
 /// one line per kind of drift, bars over the seeds.
-fn strength_figures(studies: &[LoadedStudy], hashed: &Hashed) -> Result<Vec<OutputJob>> {
+fn strength_figures(studies: &[LoadedStudy], sweeps: &[Sweep], hashed: &Hashed) -> Vec<OutputJob> {
     let mut jobs = Vec::new();
-    for group in crate::report::study::groups(studies) {
-        let Some(sweep) = crate::report::sweep::sweep(studies, &group)? else {
-            continue;
-        };
+    for sweep in sweeps {
+        let group = &sweep.group;
         let at = studies
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.spec.group.as_deref() == Some(group.as_str()))
+            .filter(|(_, s)| s.spec.group.as_ref() == Some(group))
             .map(|(i, _)| i);
         let scale = sweep.metric.display_scale();
         let panels: Vec<figures::StrengthPanel> = sweep
@@ -173,7 +176,7 @@ fn strength_figures(studies: &[LoadedStudy], hashed: &Hashed) -> Result<Vec<Outp
             move || svg(figures::strength_curves(&panels, &y_label)),
         ));
     }
-    Ok(jobs)
+    jobs
 }
 
 /// Each model's raw heatmap on the study's shared scale, and its deviation from the

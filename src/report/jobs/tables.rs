@@ -78,6 +78,7 @@ pub fn table_jobs(
 /// claims. Each is made from the inputs of the studies it reads.
 pub fn paper_table_jobs(
     studies: &[LoadedStudy],
+    sweeps: &[crate::report::sweep::Sweep],
     outcomes: &[ClaimOutcome],
     hashed: &Hashed,
 ) -> Result<Vec<OutputJob>> {
@@ -106,8 +107,8 @@ pub fn paper_table_jobs(
             .map(|(i, _)| i);
         // A drift-strength sweep reads as decay against strength, not as its studies
         // side by side.
-        match crate::report::sweep::sweep(studies, &group)? {
-            Some(sweep) => tables.push((tables::strength_table(&sweep)?, hashed.of(at))),
+        match sweeps.iter().find(|s| s.group == group) {
+            Some(sweep) => tables.push((tables::strength_table(sweep)?, hashed.of(at))),
             None => tables.push((tables::group_table(&group, &named)?, hashed.of(at))),
         }
     }

@@ -11,6 +11,7 @@ use crate::artifacts::ModelRuns;
 use crate::report::claims::ClaimOutcome;
 use crate::report::proof::PaperProvenance;
 use crate::report::study::{LoadedStudy, group_members, groups};
+use crate::report::sweep::Sweep;
 use crate::{Error, Result};
 
 /// Rows an audit of the proof appendix draws.
@@ -66,6 +67,7 @@ fn audit_context(studies: &[LoadedStudy]) -> Value {
 pub fn paper_context(
     root: &Path,
     studies: &[LoadedStudy],
+    sweeps: &[Sweep],
     tables: &Value,
     outcomes: &[ClaimOutcome],
 ) -> Result<Value> {
@@ -84,7 +86,7 @@ pub fn paper_context(
         .collect();
     let mut group_map = serde_json::Map::new();
     for group in groups(studies) {
-        let context = group_context(root, studies, &group)?;
+        let context = group_context(root, studies, sweeps, &group)?;
         group_map.insert(group, context);
     }
     Ok(json!({
@@ -297,7 +299,12 @@ fn below_baseline(trained: &[&ModelAnalysis]) -> Vec<String> {
 
 /// One group's section: its studies, their health and baseline margins together, and
 /// its shared figure and table.
-fn group_context(root: &Path, studies: &[LoadedStudy], group: &str) -> Result<Value> {
+fn group_context(
+    root: &Path,
+    studies: &[LoadedStudy],
+    sweeps: &[Sweep],
+    group: &str,
+) -> Result<Value> {
     let in_group = group_members(studies, group);
     let members: Vec<&str> = in_group.iter().map(|s| s.spec.name.as_str()).collect();
     // Health and the baseline margins over every study of the group.
@@ -327,8 +334,8 @@ fn group_context(root: &Path, studies: &[LoadedStudy], group: &str) -> Result<Va
         "margin_id_max": margins.iter().copied().reduce(f64::max),
         "cohort_means": placed(root, &format!("/figures/cohort-means-{group}.svg"))?,
         "table": format!("/report/build/tables/group-{group}.typ"),
-        "sweep": match crate::report::sweep::sweep(studies, group)? {
-            Some(sweep) => sweep_context(root, &sweep)?,
+        "sweep": match sweeps.iter().find(|s| s.group == group) {
+            Some(sweep) => sweep_context(root, sweep)?,
             None => Value::Null,
         },
     }))
@@ -337,7 +344,7 @@ fn group_context(root: &Path, studies: &[LoadedStudy], group: &str) -> Result<Va
 /// A drift-strength sweep's part of its group's section: the figure, the table, the
 /// strengths, and the range of the models' in-distribution scores (display scale), which
 /// says whether ID is off the ceiling.
-fn sweep_context(root: &Path, sweep: &crate::report::sweep::Sweep) -> Result<Value> {
+fn sweep_context(root: &Path, sweep: &Sweep) -> Result<Value> {
     let scale = sweep.metric.display_scale();
     let ids: Vec<f64> = sweep
         .curves
@@ -415,9 +422,7 @@ fn placed(root: &Path, path: &str) -> Result<Value> {
     Ok(json!({"path": path, "width": (width * 10.0).round() / 10.0}))
 }
 
-/// The claims as the paper's text quotes them: by name, the sentence, each value on the
-/// display scale with its seed range, the test's p-values, and the outcome (a question's
-/// text is worded from it).
+/// How many claims each Holm family holds, by family name.
 fn claim_families(outcomes: &[ClaimOutcome]) -> Value {
     let mut counts = serde_json::Map::new();
     for o in outcomes {
@@ -430,10 +435,17 @@ fn claim_families(outcomes: &[ClaimOutcome]) -> Value {
     Value::Object(counts)
 }
 
+/// The claims as the paper's text quotes them: by name, the sentence, each value on the
+/// display scale with its seed range, the test's p-values, and the outcome (a question's
+/// text is worded from it).
 fn claims_context(outcomes: &[ClaimOutcome]) -> Value {
     let map: serde_json::Map<String, Value> = outcomes
         .iter()
         .map(|o| {
+            // A correlation's test (`correlated`): its rho and its number of points.
+            let correlation = (o.claim.check == crate::report::claims::Check::Correlated)
+                .then(|| o.test.comparisons.first())
+                .flatten();
             let values: Vec<Value> = o
                 .values
                 .iter()
@@ -472,13 +484,8 @@ fn claims_context(outcomes: &[ClaimOutcome]) -> Value {
                         p => format!("= {p}"),
                     },
                     "values": values,
-                    // A correlation's rho and its number of points (`correlated`).
-                    "rho": (o.claim.check == crate::report::claims::Check::Correlated)
-                        .then(|| o.test.comparisons.first().map(|c| c.difference))
-                        .flatten(),
-                    "points": (o.claim.check == crate::report::claims::Check::Correlated)
-                        .then(|| o.test.comparisons.first().and_then(|c| c.df).map(|df| df + 2.0))
-                        .flatten(),
+                    "rho": correlation.map(|c| c.difference),
+                    "points": correlation.and_then(|c| c.df).map(|df| df + 2.0),
                     "seed_paper": o.claim.seed_paper,
                     "agrees": o.claim.agrees,
                     "verdict": o.seed.as_ref().map(|s| s.verdict.words()),

@@ -397,15 +397,12 @@ pub fn strength_table(sweep: &crate::report::sweep::Sweep) -> Result<Table> {
     ];
     let mut formats = vec![Format::Text, Format::Fixed(2)];
     for model in &sweep.models {
+        // Every curve of the model starts at the no-drift point.
         let point = |(kind, _, i): &(&str, f64, usize)| {
-            let kind = if *kind == "none" {
-                crate::report::sweep::KINDS[0]
-            } else {
-                kind
-            };
             sweep
-                .curve(model, kind)
-                .or_else(|| sweep.curves.iter().find(|c| &c.model == model))
+                .curves
+                .iter()
+                .find(|c| &c.model == model && (*kind == "none" || c.kind == *kind))
                 .and_then(|c| c.points.get(*i))
         };
         let pick = |f: fn(&crate::report::sweep::SweepPoint) -> f64| {
